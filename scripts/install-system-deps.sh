@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs what Shutter needs from the OS: Debian's Chromium (headless shell preferred), fonts with
+# emoji and CJK coverage, and uBlock Origin's bundled filter lists (used by block_ads).
+# Idempotent: does nothing when everything is present. Never downloads a browser build of its own.
+set -euo pipefail
+
+packages=(chromium-headless-shell chromium fonts-noto-color-emoji fonts-noto-cjk fonts-liberation webext-ublock-origin-chromium)
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+else
+  missing=("${packages[@]}")
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ -n "${SHUTTER_CHROMIUM_PATH:-}" ] && [ -x "${SHUTTER_CHROMIUM_PATH}" ]; then
+  echo "shutter: using SHUTTER_CHROMIUM_PATH=${SHUTTER_CHROMIUM_PATH}; not installing: ${missing[*]}" >&2
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  cat >&2 <<MSG
+shutter: cannot install Chromium here (no apt-get: not Debian/Ubuntu).
+  Install Chromium (or chrome-headless-shell) and fonts with emoji and CJK coverage with your
+  package manager, then point Shutter at it:
+    export SHUTTER_CHROMIUM_PATH=/path/to/chromium
+MSG
+  command -v chromium-headless-shell chromium chromium-browser google-chrome >/dev/null 2>&1 && exit 0
+  exit 1
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=""
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo_cmd="sudo"; fi
+  if [ -z "$sudo_cmd" ]; then
+    cat >&2 <<MSG
+shutter: missing system packages: ${missing[*]}
+  Install them as root:
+    sudo apt-get update && sudo apt-get install -y ${missing[*]}
+  or set SHUTTER_CHROMIUM_PATH to an existing Chromium binary.
+MSG
+    exit 1
+  fi
+else
+  sudo_cmd=""
+fi
+
+echo "shutter: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo_cmd apt-get update -q >/dev/null
+if ! $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
+  # Ubuntu ships chromium as a snap stub, and some releases lack the headless shell package: try one by one
+  # so that whatever is available still lands, then require at least one browser.
+  for p in "${missing[@]}"; do $sudo_cmd apt-get install -y -q --no-install-recommends "$p" >/dev/null 2>&1 || echo "shutter: could not install $p" >&2; done
+  if ! command -v chromium-headless-shell >/dev/null 2>&1 && ! command -v chromium >/dev/null 2>&1; then
+    echo "shutter: no Chromium could be installed; install one and set SHUTTER_CHROMIUM_PATH" >&2
+    exit 1
+  fi
+fi

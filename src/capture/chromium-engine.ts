@@ -1,0 +1,157 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import type { Logger } from 'pino';
+import { imageEncoders } from '../encoders/index.js';
+import { AppError } from '../errors/app-error.js';
+import type { TargetCheck } from '../egress/target-check.js';
+import { CONTENT_TYPES } from '../options/formats.js';
+import type { TakeOptions } from '../options/schema.js';
+import { BrowserPool } from './browser-pool.js';
+import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
+import { Limiter } from './limiter.js';
+import { contextOptions } from './steps/context-options.js';
+import { hideSelectors } from './steps/hide-selectors.js';
+import { injectStyles } from './steps/inject-styles.js';
+import { navigate } from './steps/navigate.js';
+import { captureRaw } from './steps/screenshot.js';
+import { settle } from './steps/settle.js';
+import type { Timings } from './timings.js';
+
+export interface ChromiumEngineOptions {
+  executablePath: string;
+  concurrency: number;
+  queueSize: number;
+  maxCapturesPerBrowser: number;
+  maxFullPageHeight: number;
+  checkTarget: TargetCheck;
+  logger: Logger;
+}
+
+/**
+ * Captures with one warm Chromium: a slot from the limiter, a fresh context from the pool,
+ * then the steps in order, all under the capture's deadline.
+ */
+export class ChromiumEngine implements CaptureEngine {
+  private readonly pool: BrowserPool;
+  private readonly limiter: Limiter;
+
+  constructor(private readonly options: ChromiumEngineOptions) {
+    this.pool = new BrowserPool({
+      executablePath: options.executablePath,
+      maxCapturesPerBrowser: options.maxCapturesPerBrowser,
+      logger: options.logger,
+    });
+    this.limiter = new Limiter(options.concurrency, options.queueSize);
+  }
+
+  start(): Promise<void> {
+    return this.pool.start();
+  }
+
+  async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
+    const encoder = imageEncoders[options.format];
+    if (!encoder) {
+      throw new AppError('not_implemented', `format ${options.format} is not available on this server yet`);
+    }
+    for (const flag of ['block_ads', 'block_cookie_banners', 'block_chats', 'upload'] as const) {
+      if (options[flag]) throw new AppError('not_implemented', `${flag} is not available on this server yet`);
+    }
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), options.timeout * 1000);
+    try {
+      if (options.url) await this.options.checkTarget(options.url);
+      const release = await timings.measure('queue', () => this.limiter.acquire(deadline.signal));
+      try {
+        return await this.pool.withContext(contextOptions(options, this.pool.version), (context) =>
+          this.withDeadline(context, deadline.signal, options, () => this.run(context, options, timings, deadline.signal)),
+        );
+      } finally {
+        release();
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async run(context: BrowserContext, options: TakeOptions, timings: Timings, signal: AbortSignal): Promise<CaptureResult> {
+    const encoder = imageEncoders[options.format]!;
+    const page = await context.newPage();
+    closeDialogsAndPopups(page);
+    const waitForIdle = await timings.measure('navigate', () => navigate(page, options, signal));
+    await timings.measure('wait', async () => {
+      await waitForIdle();
+      await hideSelectors(page, options.hide_selectors);
+      await injectStyles(page, options.styles);
+      if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
+      await settle(page);
+    });
+    const cdp = await context.newCDPSession(page);
+    const raw = await timings.measure('capture', () =>
+      captureRaw(cdp, options, encoder.raw(options), this.options.maxFullPageHeight),
+    );
+    const body = await timings.measure('encode', () => encoder.encode(raw.data, options));
+    return {
+      body,
+      format: options.format,
+      contentType: CONTENT_TYPES[options.format],
+      ...(raw.truncated ? { truncated: 'height' as const } : {}),
+    };
+  }
+
+  /**
+   * Races the steps against the deadline. On expiry the context is closed, which kills the
+   * page's renderer whatever it is doing, and the steps' own errors are ignored.
+   */
+  private withDeadline<T>(context: BrowserContext, signal: AbortSignal, options: TakeOptions, fn: () => Promise<T>): Promise<T> {
+    const timeoutError = () =>
+      new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s`);
+    if (signal.aborted) return Promise.reject(timeoutError());
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        reject(timeoutError());
+        void context.close().catch(() => undefined);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      fn().then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(signal.aborted ? timeoutError() : toAppError(error));
+        },
+      );
+    });
+  }
+
+  status(): EngineStatus {
+    return {
+      browser: this.pool.version,
+      pool: { size: this.limiter.concurrency, busy: this.limiter.busy, queued: this.limiter.queued },
+    };
+  }
+
+  ready(): boolean {
+    return this.pool.connected;
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/** Dialogs would block the page; popups are closed at once. */
+function closeDialogsAndPopups(page: Page): void {
+  page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+  page.on('popup', (popup) => void popup.close().catch(() => undefined));
+}
+
+/** Errors from Playwright carry internals; only AppErrors reach callers as they are. */
+function toAppError(error: unknown): Error {
+  if (error instanceof AppError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/Target (page, context or browser )?(has been )?closed|crash/i.test(message)) {
+    return new AppError('navigation_failed', 'the page crashed while rendering');
+  }
+  return error instanceof Error ? error : new Error(message);
+}

@@ -1,0 +1,26 @@
+import type { Format } from '../options/formats.js';
+import type { TakeOptions } from '../options/schema.js';
+import type { Timings } from './timings.js';
+
+/** The file a capture produced. */
+export interface CaptureResult {
+  body: Buffer;
+  format: Format;
+  contentType: string;
+  /** Set when a full-page capture was cut at the operator's height cap. */
+  truncated?: 'height';
+}
+
+export interface EngineStatus {
+  browser: string | undefined;
+  pool: { size: number; busy: number; queued: number };
+}
+
+/** What the HTTP layer needs from a capture engine; tests inject a stub. */
+export interface CaptureEngine {
+  capture(options: TakeOptions, timings: Timings): Promise<CaptureResult>;
+  status(): EngineStatus;
+  /** True when a capture could start now (browser connected). */
+  ready(): boolean;
+  close(): Promise<void>;
+}

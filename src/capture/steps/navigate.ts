@@ -1,0 +1,42 @@
+import type { Page } from 'playwright-core';
+import { AppError } from '../../errors/app-error.js';
+import type { TakeOptions } from '../../options/schema.js';
+import { NetworkIdleTracker } from './network-idle.js';
+
+/**
+ * The origin html input is served from: an http origin of our own, never file://, so relative
+ * and protocol-relative URLs in caller HTML cannot reach the local disk. `.invalid` never resolves.
+ */
+export const HTML_ORIGIN = 'http://html.shutter.invalid/';
+
+/** Loads the url or the caller's html and waits for the wait_until condition. */
+export async function navigate(page: Page, options: TakeOptions, signal: AbortSignal): Promise<() => Promise<void>> {
+  const idleThreshold = options.wait_until === 'networkidle0' ? 0 : options.wait_until === 'networkidle2' ? 2 : -1;
+  const tracker = idleThreshold >= 0 ? new NetworkIdleTracker(page, idleThreshold) : undefined;
+  const waitUntil = options.wait_until === 'domcontentloaded' ? 'domcontentloaded' : 'load';
+  let target = options.url;
+  if (options.html !== undefined) {
+    const html = options.html;
+    await page.route(HTML_ORIGIN, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }),
+    );
+    target = HTML_ORIGIN;
+  }
+  try {
+    // The capture deadline bounds navigation; Playwright's own timeout is disabled.
+    await page.goto(target!, { waitUntil, timeout: 0 });
+  } catch (error) {
+    tracker?.dispose();
+    if (signal.aborted) throw error;
+    throw new AppError('navigation_failed', navigationMessage(error));
+  }
+  // Waiting for network idle belongs to the "wait" phase; hand it back to the caller.
+  return async () => tracker?.waitForIdle(signal);
+}
+
+/** Chromium's net error name is safe to show (it says what failed, not what is behind it). */
+function navigationMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const net = /net::(ERR_[A-Z_]+)/.exec(text)?.[1];
+  return net ? `the page could not be loaded (${net})` : 'the page could not be loaded';
+}

@@ -1,0 +1,28 @@
+import { configSchema, type Config } from './schema.js';
+
+/** Thrown when the environment does not satisfy the config schema; names every bad variable. */
+export class ConfigError extends Error {}
+
+/** Reads and validates SHUTTER_* variables; empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${String(i.path[0])}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+/** Rows of (variable, default, description) for docs. */
+export function describeConfig(): Array<{ name: string; default: string; description: string }> {
+  return Object.entries(configSchema.shape).map(([name, schema]) => {
+    const parsed = schema.safeParse(undefined);
+    const def = parsed.success && parsed.data !== undefined ? JSON.stringify(parsed.data) : '—';
+    return { name, default: def, description: schema.description ?? '' };
+  });
+}

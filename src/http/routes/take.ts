@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { CaptureResult } from '../../capture/engine.js';
+import { Timings } from '../../capture/timings.js';
+import { withExtension } from '../../options/attachment-name.js';
+import { EXTENSIONS } from '../../options/formats.js';
+import { parseTakeOptions } from '../../options/parse-take-options.js';
+import type { TakeOptions } from '../../options/schema.js';
+import type { AppDeps } from '../app.js';
+import { requireApiKey } from '../auth.js';
+import { contentDisposition } from '../content-disposition.js';
+
+/** GET and POST /v1/take: options in, file out. */
+export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const authenticate = requireApiKey(deps.keys);
+  const context = { countries: deps.countries ?? [] };
+
+  const take = async (raw: Record<string, unknown>, apiKeyId: string, reply: FastifyReply) => {
+    const options = parseTakeOptions(raw, context);
+    const timings = new Timings();
+    const result = await deps.engine.capture(options, timings);
+    deps.keys.touch(apiKeyId);
+    return sendCapture(reply, options, result, timings);
+  };
+
+  app.get('/v1/take', { preHandler: authenticate }, (request, reply) =>
+    take(request.query as Record<string, unknown>, request.apiKey!.id, reply),
+  );
+
+  app.post('/v1/take', { preHandler: authenticate }, (request, reply) => {
+    // Query parameters (other than apikey) are allowed alongside a body; the body wins a tie.
+    const body = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+    return take({ ...(request.query as Record<string, unknown>), ...body }, request.apiKey!.id, reply);
+  });
+}
+
+function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureResult, timings: Timings) {
+  const extension = EXTENSIONS[result.format];
+  const disposition = options.attachment_name
+    ? contentDisposition('attachment', withExtension(options.attachment_name, extension))
+    : contentDisposition('inline', `screenshot.${extension}`);
+  reply
+    .header('content-type', result.contentType)
+    .header('content-length', result.body.length)
+    .header('content-disposition', disposition)
+    .header('server-timing', timings.toServerTiming())
+    .header('cache-control', 'no-store');
+  if (result.truncated) reply.header('x-shutter-truncated', result.truncated);
+  return reply.send(result.body);
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/**
+ * Field builders shared by the options schema. Each accepts the typed JSON form and the
+ * string form of a query string, and fails with a message that names the valid values.
+ */
+
+export const booleanField = () =>
+  z
+    .union([z.boolean(), z.literal(0), z.literal(1), z.enum(['1', '0', 'true', 'false'])], {
+      error: 'must be a boolean: 1, 0, true or false',
+    })
+    .transform((v) => v === true || v === 1 || v === '1' || v === 'true');
+
+const numeric = (pattern: RegExp, what: string) =>
+  z
+    .union([z.number(), z.string().trim().regex(pattern)], { error: `must be ${what}` })
+    .transform((v) => Number(v));
+
+export const integerField = (min: number, max: number) => {
+  const what = `an integer from ${min} to ${max}`;
+  return numeric(/^-?\d+$/, what).pipe(
+    z
+      .number()
+      .int({ error: `must be ${what}` })
+      .min(min, { error: `must be ${what}` })
+      .max(max, { error: `must be ${what}` }),
+  );
+};
+
+export const numberField = (min: number, max: number) => {
+  const what = `a number from ${min} to ${max}`;
+  return numeric(/^-?(\d+\.?\d*|\.\d+)$/, what).pipe(
+    z
+      .number()
+      .min(min, { error: `must be ${what}` })
+      .max(max, { error: `must be ${what}` }),
+  );
+};
+
+/** Case-insensitive choice among values, with optional aliases (e.g. jpeg → jpg). */
+export const enumField = <const T extends readonly [string, ...string[]]>(
+  values: T,
+  aliases: Readonly<Record<string, T[number]>> = {},
+) => {
+  const names = [...values, ...Object.keys(aliases)];
+  return z
+    .string({ error: `must be one of: ${names.join(', ')}` })
+    .transform((v, ctx) => {
+      const key = v.trim().toLowerCase();
+      const hit = (values as readonly string[]).includes(key) ? (key as T[number]) : aliases[key];
+      if (hit === undefined) {
+        ctx.addIssue({ code: 'custom', message: `must be one of: ${names.join(', ')}` });
+        return z.NEVER;
+      }
+      return hit;
+    });
+};
+
+export const textField = (maxChars: number, what = 'text') =>
+  z
+    .string({ error: `must be ${what}` })
+    .max(maxChars, { error: `must be at most ${maxChars.toLocaleString('en-US')} characters` });
+
+/** A string or a list of strings (repeated query parameter, JSON array). */
+export const stringListField = () =>
+  z
+    .union([z.string(), z.array(z.string())], { error: 'must be a string or a list of strings' })
+    .transform((v) => (Array.isArray(v) ? v : [v]));

@@ -1,0 +1,183 @@
+import type { z } from 'zod';
+import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import type { ErrorCode } from '../errors/error-codes.js';
+import { isValidAttachmentName } from './attachment-name.js';
+import { didYouMean } from './did-you-mean.js';
+import { SHORT_CAP_FORMATS } from './formats.js';
+import { parsePageRanges, parsePdfMargin } from './pdf-values.js';
+import {
+  DEFAULT_TIMEOUT,
+  MAX_HIDE_SELECTORS,
+  PARAMETER_NAMES,
+  parameterMeta,
+  takeParameters,
+  takeSchema,
+  TIMEOUT_CAP,
+  type ParameterName,
+  type TakeOptions,
+} from './schema.js';
+import { isValidSelector } from './selectors.js';
+
+export interface ParseContext {
+  /** Country codes with a proxy configured by the operator. */
+  countries: readonly string[];
+}
+
+/** Parameters that are accepted but belong to the transport, not to the capture. */
+const TRANSPORT_PARAMETERS = new Set(['apikey']);
+
+type AddProblem = (code: ErrorCode, parameter: string, message: string, extra?: Partial<ErrorDetail>) => void;
+
+/** When one request has several kinds of problem, the top-level code is the first of these present. */
+const CODE_PRIORITY: ErrorCode[] = [
+  'missing_source',
+  'conflicting_source',
+  'unknown_parameter',
+  'parameter_not_applicable',
+  'invalid_parameter',
+];
+
+/** Folds `hide_selectors[]` into `hide_selectors` and drops transport parameters. */
+function normalize(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (TRANSPORT_PARAMETERS.has(key) || value === undefined) continue;
+    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    if (name in out) {
+      out[name] = ([] as unknown[]).concat(out[name], value);
+    } else {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+/**
+ * Validates GET query or POST body parameters into TakeOptions. Every problem of the
+ * request is collected and thrown together as one AppError with details.
+ */
+export function parseTakeOptions(raw: Record<string, unknown>, context: ParseContext): TakeOptions {
+  const input = normalize(raw);
+  const details: ErrorDetail[] = [];
+  const add: AddProblem = (code, parameter, message, extra = {}) => {
+    details.push({ code, parameter, message, ...extra });
+  };
+
+  const known: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if ((PARAMETER_NAMES as string[]).includes(key)) {
+      known[key] = value;
+    } else {
+      const suggestion = didYouMean(key, PARAMETER_NAMES);
+      add('unknown_parameter', key, `unknown parameter${suggestion ? `; did you mean ${suggestion}?` : ''}`, {
+        ...(suggestion ? { suggestion } : {}),
+      });
+    }
+  }
+
+  // Each field is parsed on its own so that rules across fields still run when one field is bad.
+  const values: Record<string, unknown> = {};
+  for (const name of PARAMETER_NAMES) {
+    const result = takeParameters[name].safeParse(known[name]);
+    if (result.success) {
+      values[name] = result.data;
+    } else {
+      add('invalid_parameter', name, result.error.issues[0]?.message ?? 'is invalid', { value: known[name] });
+    }
+  }
+  const o = values as Partial<z.output<typeof takeSchema>>;
+  const given = (name: ParameterName) => known[name] !== undefined;
+  const valid = (name: ParameterName) => values[name] !== undefined;
+
+  if (!given('url') && !given('html')) {
+    add('missing_source', 'url', 'give either url or html');
+  } else if (given('url') && given('html')) {
+    add('conflicting_source', 'html', 'give either url or html, not both');
+  }
+  checkUrl(o.url, add);
+
+  if (o.format !== undefined) {
+    for (const name of PARAMETER_NAMES) {
+      const formats = parameterMeta(name).formats;
+      if (given(name) && formats && !formats.includes(o.format)) {
+        add('parameter_not_applicable', name, `applies only to format ${formats.join(', ')}, not ${o.format}`);
+      }
+    }
+  }
+  const shortCap = (o.format !== undefined && SHORT_CAP_FORMATS.includes(o.format)) || given('html');
+  const cap = shortCap ? TIMEOUT_CAP.short : TIMEOUT_CAP.url;
+  const timeout = o.timeout ?? (shortCap ? DEFAULT_TIMEOUT.short : DEFAULT_TIMEOUT.url);
+  if (valid('timeout') || !given('timeout')) {
+    if (timeout > cap) {
+      add('invalid_parameter', 'timeout', `must be at most ${cap} seconds for pdf, markdown and html input`, {
+        value: o.timeout,
+      });
+    } else if (o.delay !== undefined && o.delay >= timeout) {
+      add('invalid_parameter', 'delay', `must be less than timeout (${timeout} s)`, { value: o.delay });
+    }
+  }
+  if (o.hide_selectors) checkSelectors(o.hide_selectors, add);
+  if (o.ip_country_code !== undefined) checkCountry(o.ip_country_code, context.countries, add);
+  if (o.attachment_name !== undefined && !isValidAttachmentName(o.attachment_name)) {
+    add('invalid_parameter', 'attachment_name', 'must be a file name without / \\ or control characters');
+  }
+  if (o.pdf_margin !== undefined && !parsePdfMargin(o.pdf_margin)) {
+    add('invalid_parameter', 'pdf_margin', 'must be 1–4 lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in', {
+      value: o.pdf_margin,
+    });
+  }
+  if (o.pdf_page_ranges !== undefined && !parsePageRanges(o.pdf_page_ranges)) {
+    add('invalid_parameter', 'pdf_page_ranges', 'must be pages and ascending ranges from 1, e.g. 1-3,5', {
+      value: o.pdf_page_ranges,
+    });
+  }
+  if (details.length === 0) return { ...(o as z.output<typeof takeSchema>), timeout };
+
+  throw validationError(details);
+}
+
+function checkUrl(url: string | undefined, add: AddProblem) {
+  if (url === undefined) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    add('invalid_parameter', 'url', 'must be an absolute http or https URL', { value: url });
+    return;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    add('invalid_parameter', 'url', `the scheme ${parsed.protocol} is not allowed; use http or https`, { value: url });
+  }
+}
+
+function checkSelectors(selectors: string[], add: AddProblem) {
+  if (selectors.length > MAX_HIDE_SELECTORS) {
+    add('invalid_parameter', 'hide_selectors', `at most ${MAX_HIDE_SELECTORS} selectors, got ${selectors.length}`);
+    return;
+  }
+  for (const selector of selectors) {
+    if (selector.length > 500) {
+      add('invalid_parameter', 'hide_selectors', 'each selector must be at most 500 characters', { value: selector });
+    } else if (!isValidSelector(selector)) {
+      add('invalid_parameter', 'hide_selectors', 'is not a valid CSS selector', { value: selector });
+    }
+  }
+}
+
+function checkCountry(code: string, countries: readonly string[], add: AddProblem) {
+  const list = countries.length ? countries.join(', ') : 'none (the operator has configured no proxies)';
+  if (!/^[a-z]{2}$/.test(code)) {
+    add('invalid_parameter', 'ip_country_code', `must be a lowercase ISO 3166-1 alpha-2 code; available: ${list}`, {
+      value: code,
+    });
+  } else if (!countries.includes(code)) {
+    add('invalid_parameter', 'ip_country_code', `no proxy is configured for ${code}; available: ${list}`, { value: code });
+  }
+}
+
+function validationError(details: ErrorDetail[]): AppError {
+  const code = CODE_PRIORITY.find((c) => details.some((d) => d.code === c)) ?? 'invalid_parameter';
+  const first = details.find((d) => d.code === code)!;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';
+  return new AppError(code, `${first.parameter}: ${first.message}${more}`, { details });
+}
