@@ -1,10 +1,12 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { languageOptions: { globals: { ...globals.node } } },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -13,7 +15,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli/**', 'bench/**', 'scripts/**', 'test/**'],
+    files: ['src/cli/**', 'bench/**', 'scripts/**', 'test/**', 'bin/**'],
     rules: { 'no-console': 'off' },
   },
 );

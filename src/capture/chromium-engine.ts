@@ -56,7 +56,7 @@ export class ChromiumEngine implements CaptureEngine {
       if (options[flag]) throw new AppError('not_implemented', `${flag} is not available on this server yet`);
     }
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), options.timeout * 1000);
+    const timer = setTimeout(() => deadline.abort(timeoutError(options)), options.timeout * 1000);
     try {
       if (options.url) await this.options.checkTarget(options.url);
       const release = await timings.measure('queue', () => this.limiter.acquire(deadline.signal));
@@ -102,12 +102,10 @@ export class ChromiumEngine implements CaptureEngine {
    * page's renderer whatever it is doing, and the steps' own errors are ignored.
    */
   private withDeadline<T>(context: BrowserContext, signal: AbortSignal, options: TakeOptions, fn: () => Promise<T>): Promise<T> {
-    const timeoutError = () =>
-      new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s`);
-    if (signal.aborted) return Promise.reject(timeoutError());
+    if (signal.aborted) return Promise.reject(timeoutError(options));
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
-        reject(timeoutError());
+        reject(timeoutError(options));
         void context.close().catch(() => undefined);
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -118,7 +116,7 @@ export class ChromiumEngine implements CaptureEngine {
         },
         (error: unknown) => {
           signal.removeEventListener('abort', onAbort);
-          reject(signal.aborted ? timeoutError() : toAppError(error));
+          reject(signal.aborted ? timeoutError(options) : toAppError(error));
         },
       );
     });
@@ -138,6 +136,10 @@ export class ChromiumEngine implements CaptureEngine {
   close(): Promise<void> {
     return this.pool.close();
   }
+}
+
+function timeoutError(options: TakeOptions): AppError {
+  return new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s`);
 }
 
 /** Dialogs would block the page; popups are closed at once. */

@@ -45,7 +45,8 @@ export class Limiter {
       const onAbort = () => {
         const i = this.waiters.indexOf(waiter);
         if (i >= 0) this.waiters.splice(i, 1);
-        reject(new AppError('overloaded', 'waited too long for a free capture slot; retry shortly', { retryAfterSeconds: 2 }));
+        // The caller says why it gave up (e.g. its capture timeout) through the abort reason.
+        reject(signal?.reason instanceof Error ? signal.reason : new AppError('overloaded', 'gave up waiting for a free capture slot'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);

@@ -22,7 +22,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function describeConfig(): Array<{ name: string; default: string; description: string }> {
   return Object.entries(configSchema.shape).map(([name, schema]) => {
     const parsed = schema.safeParse(undefined);
-    const def = parsed.success && parsed.data !== undefined ? JSON.stringify(parsed.data) : '—';
+    const value: unknown = parsed.success ? parsed.data : undefined;
+    const def = value === undefined || value === '' || (Array.isArray(value) && value.length === 0) ? '—' : String(value);
     return { name, default: def, description: schema.description ?? '' };
   });
 }

@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import type { KeyStore } from '../accounts/key-store.js';
 import type { CaptureEngine } from '../capture/engine.js';
 import { AppError } from '../errors/app-error.js';
+import { redactUrl } from '../observability/logger.js';
 import { MAX_HTML_CHARS } from '../options/schema.js';
 import { toErrorResponse } from './error-response.js';
 import { requestIdFor } from './request-id.js';
 import { healthRoutes } from './routes/health.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { statusRoutes } from './routes/status.js';
 import { takeRoutes } from './routes/take.js';
 
@@ -29,15 +31,24 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
-    requestIdLogLabel: 'requestId',
     // html may be 5 MB; JSON escaping can grow it, so leave room before 413.
     bodyLimit: MAX_HTML_CHARS + 1024 * 1024,
     trustProxy: deps.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests are logged by our own hook below, with the apikey query value redacted whatever logger is injected.
+    disableRequestLogging: true,
   });
+  // Only JSON and form bodies are accepted; Fastify's text/plain parser would let other bodies through as strings.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
   await app.register(formbody, { bodyLimit: MAX_HTML_CHARS + 1024 * 1024 });
 
@@ -60,5 +71,6 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, deps);
   takeRoutes(app, deps);
   statusRoutes(app, deps);
+  openApiRoutes(app, deps);
   return app;
 }

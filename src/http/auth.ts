@@ -14,7 +14,9 @@ export function credentialOf(request: FastifyRequest): string | undefined {
   if (typeof header === 'string' && header) return header.trim();
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   if (bearer) return bearer;
-  const query = (request.query as Record<string, unknown> | undefined)?.apikey;
+  const raw = (request.query as Record<string, unknown> | undefined)?.apikey;
+  // A repeated ?apikey= arrives as a list; the first one counts.
+  const query = Array.isArray(raw) ? raw[0] : raw;
   if (typeof query === 'string' && query) return query.trim();
   return undefined;
 }

@@ -29,8 +29,8 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Fasti
   if (error instanceof AppError) {
     appError = error;
   } else {
-    const code = (error as { code?: string }).code;
-    const known = code ? FRAMEWORK_ERRORS[code] : undefined;
+    const code = (error as { code?: unknown } | null | undefined)?.code;
+    const known = typeof code === 'string' ? FRAMEWORK_ERRORS[code] : undefined;
     if (known) {
       appError = new AppError(known[0], known[1]);
     } else if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {

@@ -5,13 +5,14 @@ import { isValidAttachmentName } from './attachment-name.js';
 import { didYouMean } from './did-you-mean.js';
 import { SHORT_CAP_FORMATS } from './formats.js';
 import { parsePageRanges, parsePdfMargin } from './pdf-values.js';
+import type {
+  takeSchema} from './schema.js';
 import {
   DEFAULT_TIMEOUT,
   MAX_HIDE_SELECTORS,
   PARAMETER_NAMES,
   parameterMeta,
   takeParameters,
-  takeSchema,
   TIMEOUT_CAP,
   type ParameterName,
   type TakeOptions,

@@ -29,19 +29,21 @@ export async function captureRaw(
 ): Promise<RawCapture> {
   let cssHeight = options.viewport_height;
   let truncated = false;
-  let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined;
   if (options.full_page) {
     const metrics = await cdp.send('Page.getLayoutMetrics');
     const contentHeight = Math.ceil(metrics.cssContentSize.height);
     cssHeight = Math.max(options.viewport_height, Math.min(contentHeight, maxFullPageHeight));
     truncated = contentHeight > maxFullPageHeight;
-    clip = { x: 0, y: 0, width: options.viewport_width, height: cssHeight, scale: 1 };
   }
+  // Our CDP session does not inherit the device scale factor Playwright emulates on its own
+  // session: without an explicit clip scale the image comes out in CSS pixels.
+  const clip = { x: 0, y: 0, width: options.viewport_width, height: cssHeight, scale: options.device_scale_factor };
   const result = await cdp.send('Page.captureScreenshot', {
     format: request.format,
     ...(request.quality !== undefined ? { quality: request.quality } : {}),
     optimizeForSpeed: true,
-    ...(clip ? { clip, captureBeyondViewport: true } : {}),
+    clip,
+    ...(options.full_page ? { captureBeyondViewport: true } : {}),
   });
   return { data: Buffer.from(result.data, 'base64'), cssHeight, truncated };
 }

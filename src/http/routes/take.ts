@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CaptureResult } from '../../capture/engine.js';
 import { Timings } from '../../capture/timings.js';
+import { AppError } from '../../errors/app-error.js';
 import { withExtension } from '../../options/attachment-name.js';
 import { EXTENSIONS } from '../../options/formats.js';
 import { parseTakeOptions } from '../../options/parse-take-options.js';
@@ -22,13 +23,17 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
     return sendCapture(reply, options, result, timings);
   };
 
-  app.get('/v1/take', { preHandler: authenticate }, (request, reply) =>
+  // HEAD would render a whole capture only to drop the body.
+  app.get('/v1/take', { preHandler: authenticate, exposeHeadRoute: false }, (request, reply) =>
     take(request.query as Record<string, unknown>, request.apiKey!.id, reply),
   );
 
   app.post('/v1/take', { preHandler: authenticate }, (request, reply) => {
     // Query parameters (other than apikey) are allowed alongside a body; the body wins a tie.
-    const body = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+    if (Array.isArray(request.body) || (request.body !== undefined && request.body !== null && typeof request.body !== 'object')) {
+      throw new AppError('invalid_json', 'the body must be a JSON object of parameters');
+    }
+    const body = (request.body ?? {}) as Record<string, unknown>;
     return take({ ...(request.query as Record<string, unknown>), ...body }, request.apiKey!.id, reply);
   });
 }

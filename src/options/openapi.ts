@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { ERROR_STATUS } from '../errors/error-codes.js';
+import { PARAMETER_NAMES, parameterMeta, takeSchema } from './schema.js';
+
+/** Our docs metadata is not JSON Schema; OpenAPI wants extensions prefixed with x-. */
+const EXTENSION_KEYS = ['allowed', 'formats', 'example', 'default'] as const;
+
+/** The OpenAPI 3.1 document of the API, derived from the options schema. */
+export function buildOpenApi(version: string): Record<string, unknown> {
+  const body = z.toJSONSchema(takeSchema, { io: 'input', unrepresentable: 'any' }) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
+  delete (body as Record<string, unknown>).$schema;
+  for (const [name, property] of Object.entries(body.properties)) {
+    for (const key of EXTENSION_KEYS) {
+      if (key in property) {
+        property[`x-${key}`] = property[key];
+        delete property[key];
+      }
+    }
+    if (name === 'hide_selectors') property['x-aliases'] = ['hide_selectors[]'];
+  }
+  const queryParameters = PARAMETER_NAMES.map((name) => ({
+    name: name === 'hide_selectors' ? 'hide_selectors[]' : name,
+    in: 'query',
+    description: `${parameterMeta(name).description} Allowed: ${parameterMeta(name).allowed}.`,
+    schema: body.properties[name],
+    ...(name === 'hide_selectors' ? { style: 'form', explode: true } : {}),
+  }));
+  const errorResponses = Object.fromEntries(
+    [...new Set(Object.values(ERROR_STATUS))].map((status) => [
+      String(status),
+      {
+        description: Object.entries(ERROR_STATUS)
+          .filter(([, s]) => s === status)
+          .map(([code]) => code)
+          .join(', '),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    ]),
+  );
+  const fileResponse = {
+    description: 'The captured file.',
+    content: Object.fromEntries(
+      ['image/png', 'image/jpeg', 'image/webp', 'image/gif'].map((type) => [
+        type,
+        { schema: { type: 'string', format: 'binary' } },
+      ]),
+    ),
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Shutter screenshot API', version },
+    components: {
+      securitySchemes: {
+        apikeyHeader: { type: 'apiKey', in: 'header', name: 'apikey' },
+        apikeyQuery: { type: 'apiKey', in: 'query', name: 'apikey' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: {
+        TakeOptions: body,
+        Error: {
+          type: 'object',
+          properties: {
+            error: {
+              type: 'object',
+              properties: {
+                code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+                message: { type: 'string' },
+                details: { type: 'array', items: { type: 'object' } },
+              },
+              required: ['code', 'message'],
+            },
+            request_id: { type: 'string' },
+          },
+        },
+      },
+    },
+    security: [{ apikeyHeader: [] }, { apikeyQuery: [] }, { bearer: [] }],
+    paths: {
+      '/v1/take': {
+        get: { summary: 'Capture a page', parameters: queryParameters, responses: { 200: fileResponse, ...errorResponses } },
+        post: {
+          summary: 'Capture a page or HTML',
+          requestBody: {
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/TakeOptions' } },
+              'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TakeOptions' } },
+            },
+          },
+          responses: { 200: fileResponse, ...errorResponses },
+        },
+      },
+      '/v1/status': { get: { summary: 'The calling key and the service', responses: { 200: { description: 'Status' } } } },
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import type { FastifyInstance } from 'fastify';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import sharp from 'sharp';
+import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';
+import type { ChromiumEngine } from '../../src/capture/chromium-engine.js';
+import { loadConfig } from '../../src/config/load.js';
+import { openSqlite } from '../../src/db/sqlite.js';
+import { createApp } from '../../src/http/app.js';
+import { createEngine } from '../../src/service.js';
+
+export interface Service {
+  app: FastifyInstance;
+  engine: ChromiumEngine;
+  keys: SqliteKeyStore;
+  /** A valid API key for the apikey header. */
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** SHUTTER_ALLOWED_PRIVATE_NETWORKS; the fixture server lives on 127.0.0.1. */
+  allowedPrivateNetworks?: string;
+  /** Start Chromium now (false for apps whose requests never reach the browser). */
+  startBrowser?: boolean;
+  env?: Record<string, string>;
+}
+
+/** The real service in-process: Chromium engine, in-memory key store, Fastify app. */
+export async function startService(options: ServiceOptions = {}): Promise<Service> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'shutter-e2e-'));
+  const logger = pino({ level: 'silent' });
+  const config = loadConfig({
+    ...process.env,
+    SHUTTER_ALLOWED_PRIVATE_NETWORKS: options.allowedPrivateNetworks ?? '127.0.0.0/8',
+    SHUTTER_DATA_DIR: dataDir,
+    ...options.env,
+  });
+  const engine = createEngine(config, logger);
+  const keys = new SqliteKeyStore(openSqlite(':memory:'));
+  let app: FastifyInstance | undefined;
+  try {
+    if (options.startBrowser ?? true) await engine.start();
+    const { key } = await keys.create({ name: 'e2e' });
+    app = await createApp({ engine, keys, logger, version: 'test' });
+    await app.ready();
+    const ready = app;
+    return {
+      app: ready,
+      engine,
+      keys,
+      apiKey: key,
+      async close() {
+        await ready.close();
+        await engine.close();
+        keys.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await app?.close();
+    await engine.close();
+    keys.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export type Rgb = [number, number, number];
+
+export interface Pixels {
+  width: number;
+  height: number;
+  channels: number;
+  at(x: number, y: number): Rgb;
+}
+
+/** Decodes any image sharp reads into raw pixels. */
+export async function pixels(image: Buffer): Promise<Pixels> {
+  const { data, info } = await sharp(image).raw().toBuffer({ resolveWithObject: true });
+  return {
+    width: info.width,
+    height: info.height,
+    channels: info.channels,
+    at(x: number, y: number): Rgb {
+      if (x < 0 || y < 0 || x >= info.width || y >= info.height) {
+        throw new Error(`pixel (${x}, ${y}) is outside the ${info.width}×${info.height} image`);
+      }
+      const i = (y * info.width + x) * info.channels;
+      return [data[i]!, data[i + 1]!, data[i + 2]!];
+    },
+  };
+}
+
+export const RED: Rgb = [255, 0, 0];
+export const GREEN: Rgb = [0, 255, 0];
+export const BLUE: Rgb = [0, 0, 255];
+export const WHITE: Rgb = [255, 255, 255];
+export const YELLOW: Rgb = [255, 255, 0];
+export const CYAN: Rgb = [0, 255, 255];
+export const MAGENTA: Rgb = [255, 0, 255];
+
+/** Largest per-channel difference between two colours. */
+export function colourDistance(a: Rgb, b: Rgb): number {
+  return Math.max(Math.abs(a[0] - b[0]), Math.abs(a[1] - b[1]), Math.abs(a[2] - b[2]));
+}
+
+/** Name of the closest reference colour, for readable assertion messages. */
+export function nameOf(c: Rgb, tolerance = 24): string {
+  const named: Array<[string, Rgb]> = [
+    ['red', RED],
+    ['green', GREEN],
+    ['blue', BLUE],
+    ['white', WHITE],
+    ['yellow', YELLOW],
+    ['cyan', CYAN],
+    ['magenta', MAGENTA],
+  ];
+  for (const [name, ref] of named) if (colourDistance(c, ref) <= tolerance) return name;
+  return `rgb(${c.join(', ')})`;
+}

@@ -1,0 +1,97 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** test/fixtures/, served at the root of the fixture server. */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface FixtureServer {
+  /** `http://127.0.0.1:<port>` without a trailing slash. */
+  baseUrl: string;
+  port: number;
+  /** Paths (with query) of every request received, in order. */
+  requests: string[];
+  server: Server;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://fixture.invalid');
+  if (url.pathname === '/slow') {
+    const ms = Math.min(Math.max(Number(url.searchParams.get('ms') ?? '1000') || 0, 0), 60_000);
+    const timer = setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(`slept ${ms} ms`);
+    }, ms);
+    res.on('close', () => clearTimeout(timer));
+    return;
+  }
+  if (url.pathname === '/hang') {
+    // Never answers; the socket is destroyed when the server stops.
+    return;
+  }
+  const relative = decodeURIComponent(url.pathname === '/' ? '/simple.html' : url.pathname);
+  const file = normalize(join(FIXTURES_DIR, relative));
+  if (!file.startsWith(FIXTURES_DIR.endsWith(sep) ? FIXTURES_DIR : FIXTURES_DIR + sep)) {
+    res.writeHead(403).end();
+    return;
+  }
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-length': body.length,
+      'cache-control': 'no-store',
+    });
+    res.end(body);
+  } catch {
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found');
+  }
+}
+
+/** Starts the fixture server on 127.0.0.1 at a random free port. */
+export async function startFixtureServer(): Promise<FixtureServer> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? '/');
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}`, port, requests, server };
+}
+
+/** Stops the server, cutting open connections (such as /hang) at once. */
+export async function stopFixtureServer(fixture: FixtureServer | undefined): Promise<void> {
+  if (!fixture) return;
+  await new Promise<void>((resolve) => {
+    fixture.server.close(() => resolve());
+    fixture.server.closeAllConnections();
+  });
+}
+
+/** A 127.0.0.1 port with nothing listening on it (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,151 @@
+import type Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import sharp from 'sharp';
+import type { ApiKeyRecord } from '../../src/accounts/key-store.js';
+import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';
+import type { CaptureEngine, CaptureResult, EngineStatus } from '../../src/capture/engine.js';
+import type { Timings } from '../../src/capture/timings.js';
+import { openSqlite } from '../../src/db/sqlite.js';
+import { createApp } from '../../src/http/app.js';
+import { CONTENT_TYPES, type Format } from '../../src/options/formats.js';
+import type { TakeOptions } from '../../src/options/schema.js';
+
+/** A 4×3 opaque red image: small, real, and recognisable in every encoding. */
+const SOURCE = { create: { width: 4, height: 3, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } } } as const;
+
+const cache = new Map<Format, Promise<Buffer>>();
+
+/** A small but real file of the format (pdf and markdown are minimal text stand-ins). */
+export function sampleFile(format: Format): Promise<Buffer> {
+  let file = cache.get(format);
+  if (!file) {
+    const image = sharp(SOURCE);
+    switch (format) {
+      case 'png':
+        file = image.png().toBuffer();
+        break;
+      case 'jpg':
+        file = image.jpeg().toBuffer();
+        break;
+      case 'webp':
+        file = image.webp().toBuffer();
+        break;
+      case 'gif':
+        file = image.gif().toBuffer();
+        break;
+      case 'pdf':
+        file = Promise.resolve(Buffer.from('%PDF-1.4\n% stub\n%%EOF\n'));
+        break;
+      case 'markdown':
+        file = Promise.resolve(Buffer.from('# Stub capture\n'));
+        break;
+    }
+    cache.set(format, file);
+  }
+  return file;
+}
+
+/** The PNG every png capture of the stub returns. */
+export const samplePng = (): Promise<Buffer> => sampleFile('png');
+
+export interface StubEngineOptions {
+  /** Thrown (as a rejection) by every capture while not undefined (null and plain values are thrown too). */
+  error?: unknown;
+  /** Milliseconds each capture takes. */
+  delayMs?: number;
+  /** Reported by status(). */
+  status?: EngineStatus;
+  ready?: boolean;
+  truncated?: 'height';
+}
+
+/** A CaptureEngine without a browser: records what it was asked and answers with a small real file. */
+export class StubEngine implements CaptureEngine {
+  /** The options of every capture call, in order. */
+  readonly calls: TakeOptions[] = [];
+  error: unknown;
+  delayMs: number;
+  engineStatus: EngineStatus;
+  isReady: boolean;
+  truncated: 'height' | undefined;
+  closed = false;
+
+  constructor(options: StubEngineOptions = {}) {
+    this.error = options.error;
+    this.delayMs = options.delayMs ?? 0;
+    this.engineStatus = options.status ?? { browser: 'StubChromium/1.0', pool: { size: 2, busy: 0, queued: 0 } };
+    this.isReady = options.ready ?? true;
+    this.truncated = options.truncated;
+  }
+
+  /** The options of the most recent capture call. */
+  get last(): TakeOptions | undefined {
+    return this.calls.at(-1);
+  }
+
+  async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
+    this.calls.push(options);
+    await timings.measure('queue', async () => undefined);
+    return timings.measure('capture', async () => {
+      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      if (this.error !== undefined) throw this.error;
+      const body = await sampleFile(options.format);
+      return {
+        body,
+        format: options.format,
+        contentType: CONTENT_TYPES[options.format],
+        ...(this.truncated ? { truncated: this.truncated } : {}),
+      };
+    });
+  }
+
+  status(): EngineStatus {
+    return this.engineStatus;
+  }
+
+  ready(): boolean {
+    return this.isReady;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+export interface TestAppOverrides {
+  engine?: StubEngine;
+  /** Options for the StubEngine made when no engine is given. */
+  stub?: StubEngineOptions;
+  logger?: Logger;
+  countries?: string[];
+  version?: string;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  /** The secret of the key created for the test. */
+  key: string;
+  record: ApiKeyRecord;
+  keys: SqliteKeyStore;
+  engine: StubEngine;
+  db: Database.Database;
+}
+
+/** The HTTP app over an in-memory key store holding one key, a stub engine and a silent logger. */
+export async function buildTestApp(overrides: TestAppOverrides = {}): Promise<TestApp> {
+  const db = openSqlite(':memory:');
+  const keys = new SqliteKeyStore(db);
+  const { key, record } = await keys.create({ name: 'test' });
+  const engine = overrides.engine ?? new StubEngine(overrides.stub);
+  const logger = overrides.logger ?? pino({ level: 'silent' });
+  const app = await createApp({
+    engine,
+    keys,
+    logger,
+    version: overrides.version ?? 'test',
+    ...(overrides.countries ? { countries: overrides.countries } : {}),
+  });
+  await app.ready();
+  return { app, key, record, keys, engine, db };
+}

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApi } from '../../src/options/openapi.js';
+import { fillGenerated } from '../../src/options/reference.js';
+import { PARAMETER_NAMES } from '../../src/options/schema.js';
+
+describe('generated docs', () => {
+  for (const file of ['README.md', 'docs/api.md']) {
+    it(`${file} holds the tables generated from the schemas (run \`make docs\`)`, () => {
+      const text = readFileSync(file, 'utf8');
+      expect(text).toContain('<!-- generated:');
+      expect(fillGenerated(text)).toBe(text);
+    });
+  }
+
+  it('docs/api.md names every parameter of the options schema', () => {
+    const text = readFileSync('docs/api.md', 'utf8');
+    for (const name of PARAMETER_NAMES) expect(text).toContain(`| \`${name}\` |`);
+  });
+
+  it('the OpenAPI document lists every parameter and every error code', () => {
+    const doc = buildOpenApi('test') as {
+      paths: Record<string, { get: { parameters: Array<{ name: string }> } }>;
+      components: { schemas: { TakeOptions: { properties: Record<string, Record<string, unknown>> } } };
+    };
+    const names = doc.paths['/v1/take']!.get.parameters.map((p) => p.name);
+    expect(names).toContain('hide_selectors[]');
+    expect(names).toHaveLength(PARAMETER_NAMES.length);
+    const quality = doc.components.schemas.TakeOptions.properties.quality!;
+    expect(quality['x-formats']).toEqual(['jpg', 'webp']);
+    expect(quality.allowed).toBeUndefined();
+  });
+});
