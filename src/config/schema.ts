@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasValidChecksum } from '../accounts/api-key.js';
 import { parseCidrList } from '../egress/cidr.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -29,6 +30,9 @@ export const configSchema = z.object({
     .string()
     .min(16, 'must be at least 16 characters')
     .max(256)
+    .refine((key) => hasValidChecksum(key), {
+      message: 'a key starting with shk_ must be one made by `npx shutter keys create` (its checksum is wrong); or use a secret without that prefix',
+    })
     .optional()
     .describe('When set, this API key is created at start if missing (never printed).'),
   SHUTTER_ALLOWED_PRIVATE_NETWORKS: z

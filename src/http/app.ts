@@ -1,5 +1,5 @@
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { KeyStore } from '../accounts/key-store.js';
 import type { CaptureEngine } from '../capture/engine.js';
@@ -36,7 +36,7 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true },
     // Requests are logged by our own hook below, with the apikey query value redacted whatever logger is injected.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   // Only JSON and form bodies are accepted; Fastify's text/plain parser would let other bodies through as strings.
   app.removeContentTypeParser('text/plain');

@@ -30,7 +30,7 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Fasti
     appError = error;
   } else {
     const code = (error as { code?: unknown } | null | undefined)?.code;
-    const known = typeof code === 'string' ? FRAMEWORK_ERRORS[code] : undefined;
+    const known = typeof code === 'string' && Object.hasOwn(FRAMEWORK_ERRORS, code) ? FRAMEWORK_ERRORS[code] : undefined;
     if (known) {
       appError = new AppError(known[0], known[1]);
     } else if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {

@@ -1,9 +1,10 @@
-// Control characters, path separators: a download name must never be a path.
+// C0 and C1 control characters, path separators: a download name must never be a path.
 // eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\u0000-\u001f\u007f/\\]/;
+const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f/\\]/;
 
 export function isValidAttachmentName(name: string): boolean {
-  return name.trim() !== '' && !FORBIDDEN.test(name) && name !== '.' && name !== '..';
+  // A lone surrogate cannot be encoded into a header (RFC 6266 filename*).
+  return name.trim() !== '' && name.isWellFormed() && !FORBIDDEN.test(name) && name !== '.' && name !== '..';
 }
 
 /** Appends the format's extension unless the name already ends with it. */

@@ -27,6 +27,8 @@ export interface ParseContext {
 /** Parameters that are accepted but belong to the transport, not to the capture. */
 const TRANSPORT_PARAMETERS = new Set(['apikey']);
 
+const ECHO_MAX_CHARS = 200;
+
 type AddProblem = (code: ErrorCode, parameter: string, message: string, extra?: Partial<ErrorDetail>) => void;
 
 /** When one request has several kinds of problem, the top-level code is the first of these present. */
@@ -40,11 +42,12 @@ const CODE_PRIORITY: ErrorCode[] = [
 
 /** Folds `hide_selectors[]` into `hide_selectors` and drops transport parameters. */
 function normalize(raw: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // No prototype: a parameter named __proto__ or constructor is just an unknown name.
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(raw)) {
     if (TRANSPORT_PARAMETERS.has(key) || value === undefined) continue;
     const name = key.endsWith('[]') ? key.slice(0, -2) : key;
-    if (name in out) {
+    if (Object.hasOwn(out, name)) {
       out[name] = ([] as unknown[]).concat(out[name], value);
     } else {
       out[name] = value;
@@ -64,7 +67,7 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
     details.push({ code, parameter, message, ...extra });
   };
 
-  const known: Record<string, unknown> = {};
+  const known: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(input)) {
     if ((PARAMETER_NAMES as string[]).includes(key)) {
       known[key] = value;
@@ -83,7 +86,7 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
     if (result.success) {
       values[name] = result.data;
     } else {
-      add('invalid_parameter', name, result.error.issues[0]?.message ?? 'is invalid', { value: known[name] });
+      add('invalid_parameter', name, result.error.issues[0]?.message ?? 'is invalid', { value: echo(known[name]) });
     }
   }
   const o = values as Partial<z.output<typeof takeSchema>>;
@@ -110,11 +113,9 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
   const timeout = o.timeout ?? (shortCap ? DEFAULT_TIMEOUT.short : DEFAULT_TIMEOUT.url);
   if (valid('timeout') || !given('timeout')) {
     if (timeout > cap) {
-      add('invalid_parameter', 'timeout', `must be at most ${cap} seconds for pdf, markdown and html input`, {
-        value: o.timeout,
-      });
+      add('invalid_parameter', 'timeout', `must be at most ${cap} seconds for pdf, markdown and html input`, { value: o.timeout });
     } else if (o.delay !== undefined && o.delay >= timeout) {
-      add('invalid_parameter', 'delay', `must be less than timeout (${timeout} s)`, { value: o.delay });
+      add('invalid_parameter', 'delay', `must be less than timeout (${timeout} s)`, { value: echo(o.delay) });
     }
   }
   if (o.hide_selectors) checkSelectors(o.hide_selectors, add);
@@ -123,14 +124,10 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
     add('invalid_parameter', 'attachment_name', 'must be a file name without / \\ or control characters');
   }
   if (o.pdf_margin !== undefined && !parsePdfMargin(o.pdf_margin)) {
-    add('invalid_parameter', 'pdf_margin', 'must be 1–4 lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in', {
-      value: o.pdf_margin,
-    });
+    add('invalid_parameter', 'pdf_margin', 'must be 1–4 lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in', { value: echo(o.pdf_margin) });
   }
   if (o.pdf_page_ranges !== undefined && !parsePageRanges(o.pdf_page_ranges)) {
-    add('invalid_parameter', 'pdf_page_ranges', 'must be pages and ascending ranges from 1, e.g. 1-3,5', {
-      value: o.pdf_page_ranges,
-    });
+    add('invalid_parameter', 'pdf_page_ranges', 'must be pages and ascending ranges from 1, e.g. 1-3,5', { value: echo(o.pdf_page_ranges) });
   }
   if (details.length === 0) return { ...(o as z.output<typeof takeSchema>), timeout };
 
@@ -143,11 +140,11 @@ function checkUrl(url: string | undefined, add: AddProblem) {
   try {
     parsed = new URL(url);
   } catch {
-    add('invalid_parameter', 'url', 'must be an absolute http or https URL', { value: url });
+    add('invalid_parameter', 'url', 'must be an absolute http or https URL', { value: echo(url) });
     return;
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    add('invalid_parameter', 'url', `the scheme ${parsed.protocol} is not allowed; use http or https`, { value: url });
+    add('invalid_parameter', 'url', `the scheme ${parsed.protocol} is not allowed; use http or https`, { value: echo(url) });
   }
 }
 
@@ -158,9 +155,9 @@ function checkSelectors(selectors: string[], add: AddProblem) {
   }
   for (const selector of selectors) {
     if (selector.length > 500) {
-      add('invalid_parameter', 'hide_selectors', 'each selector must be at most 500 characters', { value: selector });
+      add('invalid_parameter', 'hide_selectors', 'each selector must be at most 500 characters', { value: echo(selector) });
     } else if (!isValidSelector(selector)) {
-      add('invalid_parameter', 'hide_selectors', 'is not a valid CSS selector', { value: selector });
+      add('invalid_parameter', 'hide_selectors', 'is not a valid CSS selector', { value: echo(selector) });
     }
   }
 }
@@ -172,8 +169,15 @@ function checkCountry(code: string, countries: readonly string[], add: AddProble
       value: code,
     });
   } else if (!countries.includes(code)) {
-    add('invalid_parameter', 'ip_country_code', `no proxy is configured for ${code}; available: ${list}`, { value: code });
+    add('invalid_parameter', 'ip_country_code', `no proxy is configured for ${code}; available: ${list}`, { value: echo(code) });
   }
+}
+
+/** Echoes a bad value back, cut short: a 6 MB html must not come back in the error. */
+function echo(value: unknown): unknown {
+  if (typeof value === 'string' && value.length > ECHO_MAX_CHARS) return `${value.slice(0, ECHO_MAX_CHARS)}…`;
+  if (Array.isArray(value) && value.length > MAX_HIDE_SELECTORS) return `[${value.length} values]`;
+  return value;
 }
 
 function validationError(details: ErrorDetail[]): AppError {
