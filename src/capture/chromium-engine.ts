@@ -61,8 +61,8 @@ export class ChromiumEngine implements CaptureEngine {
       if (options.url) await this.options.checkTarget(options.url);
       const release = await timings.measure('queue', () => this.limiter.acquire(deadline.signal));
       try {
-        return await this.pool.withContext(contextOptions(options, this.pool.version), (context) =>
-          this.withDeadline(context, deadline.signal, options, () => this.run(context, options, timings, deadline.signal)),
+        return await this.pool.withPage(contextOptions(options, this.pool.version), ({ context, page }) =>
+          this.withDeadline(context, deadline.signal, options, () => this.run(context, page, options, timings, deadline.signal)),
         );
       } finally {
         release();
@@ -72,9 +72,14 @@ export class ChromiumEngine implements CaptureEngine {
     }
   }
 
-  private async run(context: BrowserContext, options: TakeOptions, timings: Timings, signal: AbortSignal): Promise<CaptureResult> {
+  private async run(
+    context: BrowserContext,
+    page: Page,
+    options: TakeOptions,
+    timings: Timings,
+    signal: AbortSignal,
+  ): Promise<CaptureResult> {
     const encoder = imageEncoders[options.format]!;
-    const page = await context.newPage();
     closeDialogsAndPopups(page);
     const waitForIdle = await timings.measure('navigate', () => navigate(page, options, signal));
     await timings.measure('wait', async () => {

@@ -1,0 +1,64 @@
+import pino from 'pino';
+import type { Browser } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BrowserPool } from '../../src/capture/browser-pool.js';
+import { findChromium } from '../../src/capture/chromium-path.js';
+
+const logger = pino({ level: 'silent' });
+let pool: BrowserPool | undefined;
+
+const newPool = (maxCapturesPerBrowser = 100) => {
+  pool = new BrowserPool({ executablePath: findChromium(process.env.SHUTTER_CHROMIUM_PATH), maxCapturesPerBrowser, logger });
+  return pool;
+};
+
+/** Renders a trivial page and returns the browser that served it. */
+const render = (p: BrowserPool) =>
+  p.withPage({ viewport: { width: 300, height: 200 } }, async ({ page, context }) => {
+    await page.setContent('<p>ok</p>');
+    expect(await page.textContent('p')).toBe('ok');
+    return context.browser() as Browser;
+  });
+
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+describe('browser pool', () => {
+  it('relaunches Chromium after it crashes', async () => {
+    const p = newPool();
+    const first = await render(p);
+    const disconnected = new Promise<void>((resolve) => first.once('disconnected', () => resolve()));
+    const cdp = await first.newBrowserCDPSession();
+    await cdp.send('Browser.crash' as never).catch(() => undefined);
+    await disconnected;
+    expect(p.connected).toBe(false);
+    const second = await render(p);
+    expect(second).not.toBe(first);
+    expect(second.isConnected()).toBe(true);
+    expect(p.connected).toBe(true);
+  });
+
+  it('replaces the browser after its capture budget, letting the old one drain', async () => {
+    const p = newPool(2);
+    const a = await render(p);
+    const b = await render(p);
+    const c = await render(p);
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+    await expect.poll(() => a.isConnected(), { timeout: 5000 }).toBe(false);
+    expect(c.isConnected()).toBe(true);
+  });
+
+  it('gives every capture a context of its own (no state shared between callers)', async () => {
+    const p = newPool();
+    await p.withPage({}, async ({ page }) => {
+      await page.setContent('<p>x</p>');
+      await page.evaluate(() => localStorage.length).catch(() => undefined);
+      await page.context().addCookies([{ name: 'secret', value: '1', url: 'http://example.test/' }]);
+    });
+    const cookies = await p.withPage({}, async ({ context }) => context.cookies('http://example.test/'));
+    expect(cookies).toEqual([]);
+  });
+});
