@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { generateApiKey, hashApiKey, hasValidChecksum } from './api-key.js';
+import { generateApiKey, hashApiKey, hasValidChecksum, KEY_PREFIX } from './api-key.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 
 interface Row {
@@ -42,7 +42,8 @@ export class SqliteKeyStore implements KeyStore {
     const row: Row = {
       id: randomUUID(),
       name: input.name,
-      prefix: key.slice(0, 8),
+      // shk_ + 4 of 32 random characters is safe to show; of an operator's own secret, show less.
+      prefix: key.startsWith(KEY_PREFIX) ? key.slice(0, 8) : key.slice(0, 2),
       last4: key.slice(-4),
       hash: hashApiKey(key),
       created_at: new Date().toISOString(),

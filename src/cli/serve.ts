@@ -11,7 +11,7 @@ export async function serve(): Promise<void> {
   const keys = openKeyStore(config);
   if (config.SHUTTER_BOOTSTRAP_KEY) {
     const record = await keys.ensure({ name: 'bootstrap', key: config.SHUTTER_BOOTSTRAP_KEY });
-    logger.info({ keyId: record.id, prefix: record.prefix }, 'bootstrap API key is ready (SHUTTER_BOOTSTRAP_KEY)');
+    logger.info({ keyId: record.id }, 'bootstrap API key is ready (SHUTTER_BOOTSTRAP_KEY)');
   }
   const engine = createEngine(config, logger);
   await engine.start();
