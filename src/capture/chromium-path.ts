@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { ConfigError } from '../config/load.js';
 
 /** Browsers tried in order when SHUTTER_CHROMIUM_PATH is unset: the headless shell is lighter and faster. */
 const CANDIDATES = ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'];
@@ -17,7 +18,7 @@ const isExecutable = (path: string) => {
 export function findChromium(configured: string | undefined, pathEnv = process.env.PATH ?? ''): string {
   if (configured) {
     if (!isExecutable(configured)) {
-      throw new Error(`SHUTTER_CHROMIUM_PATH=${configured} is not an executable file`);
+      throw new ConfigError(`SHUTTER_CHROMIUM_PATH=${configured} is not an executable file`);
     }
     return configured;
   }
@@ -28,7 +29,7 @@ export function findChromium(configured: string | undefined, pathEnv = process.e
       if (isExecutable(path)) return path;
     }
   }
-  throw new Error(
+  throw new ConfigError(
     'no Chromium found. On Debian/Ubuntu run `make start` as root (it installs chromium-headless-shell), ' +
       'or `sudo apt-get install chromium-headless-shell`; elsewhere install Chromium and set SHUTTER_CHROMIUM_PATH.',
   );

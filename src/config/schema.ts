@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { hasValidChecksum } from '../accounts/api-key.js';
 import { parseCidrList } from '../egress/cidr.js';
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const int = (min: number, max: number) => {
+  const error = `must be an integer from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
