@@ -20,7 +20,7 @@ export function createEngine(config: Config, logger: Logger): ChromiumEngine {
     concurrency: config.SHUTTER_CONCURRENCY,
     queueSize: config.SHUTTER_QUEUE_SIZE,
     maxCapturesPerBrowser: config.SHUTTER_BROWSER_MAX_CAPTURES,
-    maxFullPageHeight: config.SHUTTER_MAX_FULL_PAGE_HEIGHT,
+    limits: { maxFullPageHeight: config.SHUTTER_MAX_FULL_PAGE_HEIGHT, maxPixels: config.SHUTTER_MAX_PIXELS },
     checkTarget: createTargetCheck(config.SHUTTER_ALLOWED_PRIVATE_NETWORKS),
     logger,
   });

@@ -1,6 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from 'pino';
-import { imageEncoders } from '../encoders/index.js';
 import { AppError } from '../errors/app-error.js';
 import type { TargetCheck } from '../egress/target-check.js';
 import { CONTENT_TYPES } from '../options/formats.js';
@@ -8,11 +7,12 @@ import type { TakeOptions } from '../options/schema.js';
 import { BrowserPool } from './browser-pool.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
 import { Limiter } from './limiter.js';
+import { renderOutput } from './render-output.js';
+import { assertWithinPixelBudget, type ImageLimits } from './steps/screenshot.js';
 import { contextOptions } from './steps/context-options.js';
 import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles } from './steps/inject-styles.js';
 import { navigate } from './steps/navigate.js';
-import { captureRaw } from './steps/screenshot.js';
 import { settle } from './steps/settle.js';
 import type { Timings } from './timings.js';
 
@@ -21,7 +21,7 @@ export interface ChromiumEngineOptions {
   concurrency: number;
   queueSize: number;
   maxCapturesPerBrowser: number;
-  maxFullPageHeight: number;
+  limits: ImageLimits;
   checkTarget: TargetCheck;
   logger: Logger;
 }
@@ -48,13 +48,10 @@ export class ChromiumEngine implements CaptureEngine {
   }
 
   async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
-    const encoder = imageEncoders[options.format];
-    if (!encoder) {
-      throw new AppError('not_implemented', `format ${options.format} is not available on this server yet`);
-    }
     for (const flag of ['block_ads', 'block_cookie_banners', 'block_chats', 'upload'] as const) {
       if (options[flag]) throw new AppError('not_implemented', `${flag} is not available on this server yet`);
     }
+    if (options.format !== 'pdf' && options.format !== 'markdown') assertWithinPixelBudget(options, this.options.limits);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(timeoutError(options)), options.timeout * 1000);
     try {
@@ -79,7 +76,6 @@ export class ChromiumEngine implements CaptureEngine {
     timings: Timings,
     signal: AbortSignal,
   ): Promise<CaptureResult> {
-    const encoder = imageEncoders[options.format]!;
     closeDialogsAndPopups(page);
     const waitForIdle = await timings.measure('navigate', () => navigate(page, options, signal));
     await timings.measure('wait', async () => {
@@ -90,15 +86,12 @@ export class ChromiumEngine implements CaptureEngine {
       await settle(page);
     });
     const cdp = await context.newCDPSession(page);
-    const raw = await timings.measure('capture', () =>
-      captureRaw(cdp, options, encoder.raw(options), this.options.maxFullPageHeight),
-    );
-    const body = await timings.measure('encode', () => encoder.encode(raw.data, options));
+    const output = await renderOutput(page, cdp, options, this.options.limits, timings);
     return {
-      body,
+      body: output.body,
       format: options.format,
       contentType: CONTENT_TYPES[options.format],
-      ...(raw.truncated ? { truncated: 'height' as const } : {}),
+      ...(output.truncated ? { truncated: 'height' as const } : {}),
     };
   }
 

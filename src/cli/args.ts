@@ -16,7 +16,7 @@ export function parseArgs(argv: readonly string[], shortNames: Record<string, st
       const inline = long?.[2];
       const next = argv[i + 1];
       if (inline !== undefined) options[name] = inline;
-      else if (next !== undefined && !next.startsWith('--')) options[name] = argv[++i]!;
+      else if (next !== undefined && (next === '-' || !next.startsWith('-'))) options[name] = argv[++i]!;
       else options[name] = '1';
     } else {
       positional.push(arg);

@@ -53,6 +53,11 @@ export const configSchema = z.object({
   SHUTTER_MAX_FULL_PAGE_HEIGHT: int(100, 100_000)
     .default(20_000)
     .describe('Full-page captures are cut at this height in CSS px (X-Shutter-Truncated: height).'),
+  SHUTTER_MAX_PIXELS: int(1_000_000, 500_000_000)
+    .default(60_000_000)
+    .describe(
+      'Largest image in device pixels (width × height × dsf²): viewport captures over it get 400, full-page captures are cut to fit (X-Shutter-Truncated: height).',
+    ),
   SHUTTER_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')

@@ -1,9 +1,9 @@
-import type { RawRequest } from '../capture/steps/screenshot.js';
+import type { RawImage, RawRequest } from '../capture/steps/screenshot.js';
 import type { TakeOptions } from '../options/schema.js';
 
 /** Turns Chromium's raw pixels into the requested image format. */
 export interface ImageEncoder {
   /** What to ask Chromium for, given the options. */
   raw(options: TakeOptions): RawRequest;
-  encode(raw: Buffer, options: TakeOptions): Promise<Buffer>;
+  encode(image: RawImage, options: TakeOptions): Promise<Buffer>;
 }

@@ -1,8 +1,8 @@
-import sharp from 'sharp';
+import { sharpOf } from '../capture/steps/screenshot.js';
 import type { ImageEncoder } from './encoder.js';
 
-/** Palette quantisation dominates GIF time; effort 1 keeps it well under a second on large pages. */
+/** Palette quantisation dominates GIF time; effort 1 without dithering is 2× faster than the default and smaller. */
 export const gifEncoder: ImageEncoder = {
-  raw: () => ({ format: 'png' }),
-  encode: (raw) => sharp(raw).gif({ effort: 1, dither: 0 }).toBuffer(),
+  raw: () => ({ format: 'png', maxDeviceHeight: 65_535 }),
+  encode: (image) => sharpOf(image).gif({ effort: 1, dither: 0 }).toBuffer(),
 };

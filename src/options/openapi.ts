@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors/error-codes.js';
+import { CONTENT_TYPES } from './formats.js';
 import { PARAMETER_NAMES, parameterMeta, takeSchema } from './schema.js';
 
 /** Our docs metadata is not JSON Schema; OpenAPI wants extensions prefixed with x-. */
@@ -42,10 +43,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const fileResponse = {
     description: 'The captured file.',
     content: Object.fromEntries(
-      ['image/png', 'image/jpeg', 'image/webp', 'image/gif'].map((type) => [
-        type,
-        { schema: { type: 'string', format: 'binary' } },
-      ]),
+      Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, { schema: { type: 'string', format: 'binary' } }]),
     ),
   };
   return {

@@ -1,4 +1,6 @@
 import type { CDPSession } from 'playwright-core';
+import sharp, { type OutputInfo, type Sharp } from 'sharp';
+import { AppError } from '../../errors/app-error.js';
 import type { TakeOptions } from '../../options/schema.js';
 
 export type RawFormat = 'png' | 'jpeg' | 'webp';
@@ -7,13 +9,44 @@ export type RawFormat = 'png' | 'jpeg' | 'webp';
 export interface RawRequest {
   format: RawFormat;
   quality?: number;
+  /** Largest image height in device pixels the output format can hold (WebP: 16 383). */
+  maxDeviceHeight?: number;
 }
 
+/** Bounds of one image capture, from the operator's configuration. */
+export interface ImageLimits {
+  /** Full-page captures are cut at this height, in CSS px. */
+  maxFullPageHeight: number;
+  /** Width × height × dsf² of the output may not exceed this. */
+  maxPixels: number;
+}
+
+/** Chromium's pixels: one encoded image, or decoded RGB rows stitched from sections. */
+export type RawImage =
+  | { kind: 'encoded'; data: Buffer; format: RawFormat }
+  | { kind: 'pixels'; data: Buffer; width: number; height: number; channels: 3 };
+
 export interface RawCapture {
-  data: Buffer;
-  /** Height actually captured in CSS px. */
+  image: RawImage;
+  /** Height actually captured, in CSS px. */
   cssHeight: number;
   truncated: boolean;
+}
+
+/**
+ * Above this height (device px) a capture is taken in sections and stitched: one bitmap of a
+ * very tall page is GPU-texture-limited in some Chromium builds (content repeats) and costs
+ * hundreds of MB in the browser at once.
+ */
+export const ONE_SHOT_MAX_DEVICE_HEIGHT = 16_384;
+const SECTION_DEVICE_HEIGHT = 8_192;
+
+/** Height in CSS px a capture may have, within the cap, the pixel budget and the format's limit. */
+export function allowedCssHeight(options: TakeOptions, limits: ImageLimits, request: RawRequest): number {
+  const dsf = options.device_scale_factor;
+  const byBudget = Math.floor(limits.maxPixels / (options.viewport_width * dsf * dsf));
+  const byFormat = request.maxDeviceHeight ? Math.floor(request.maxDeviceHeight / dsf) : Infinity;
+  return Math.min(limits.maxFullPageHeight, byBudget, byFormat);
 }
 
 /**
@@ -25,25 +58,74 @@ export async function captureRaw(
   cdp: CDPSession,
   options: TakeOptions,
   request: RawRequest,
-  maxFullPageHeight: number,
+  limits: ImageLimits,
 ): Promise<RawCapture> {
+  const dsf = options.device_scale_factor;
   let cssHeight = options.viewport_height;
   let truncated = false;
   if (options.full_page) {
     const metrics = await cdp.send('Page.getLayoutMetrics');
     const contentHeight = Math.ceil(metrics.cssContentSize.height);
-    cssHeight = Math.max(options.viewport_height, Math.min(contentHeight, maxFullPageHeight));
-    truncated = contentHeight > maxFullPageHeight;
+    const allowed = allowedCssHeight(options, limits, request);
+    cssHeight = Math.max(options.viewport_height, Math.min(contentHeight, allowed));
+    truncated = contentHeight > allowed;
   }
+  if (cssHeight * dsf <= ONE_SHOT_MAX_DEVICE_HEIGHT) {
+    const data = await shoot(cdp, options, request, 0, cssHeight);
+    return { image: { kind: 'encoded', data, format: request.format }, cssHeight, truncated };
+  }
+  return { image: await captureSections(cdp, options, cssHeight), cssHeight, truncated };
+}
+
+/** Section by section, lossless, then the rows concatenated (widths are equal, so no compositing). */
+async function captureSections(cdp: CDPSession, options: TakeOptions, cssHeight: number): Promise<RawImage> {
+  const sectionCss = Math.floor(SECTION_DEVICE_HEIGHT / options.device_scale_factor);
+  const decoded: Array<Promise<{ data: Buffer; info: OutputInfo }>> = [];
+  for (let y = 0; y < cssHeight; y += sectionCss) {
+    const png = await shoot(cdp, options, { format: 'png' }, y, Math.min(sectionCss, cssHeight - y));
+    // Decoding runs on libuv's pool while Chromium renders the next section.
+    decoded.push(sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
+  }
+  const parts = await Promise.all(decoded);
+  const width = parts[0]!.info.width;
+  const height = parts.reduce((sum, p) => sum + p.info.height, 0);
+  return { kind: 'pixels', data: Buffer.concat(parts.map((p) => p.data)), width, height, channels: 3 };
+}
+
+async function shoot(cdp: CDPSession, options: TakeOptions, request: RawRequest, y: number, height: number): Promise<Buffer> {
   // Our CDP session does not inherit the device scale factor Playwright emulates on its own
   // session: without an explicit clip scale the image comes out in CSS pixels.
-  const clip = { x: 0, y: 0, width: options.viewport_width, height: cssHeight, scale: options.device_scale_factor };
+  const clip = { x: 0, y, width: options.viewport_width, height, scale: options.device_scale_factor };
   const result = await cdp.send('Page.captureScreenshot', {
     format: request.format,
     ...(request.quality !== undefined ? { quality: request.quality } : {}),
     optimizeForSpeed: true,
     clip,
+    // Beyond the viewport, Chromium lays the page out at full height: fixed headers appear once, at the top.
     ...(options.full_page ? { captureBeyondViewport: true } : {}),
   });
-  return { data: Buffer.from(result.data, 'base64'), cssHeight, truncated };
+  return Buffer.from(result.data, 'base64');
+}
+
+/** A sharp pipeline over either kind of raw image. */
+export function sharpOf(image: RawImage): Sharp {
+  return image.kind === 'encoded'
+    ? sharp(image.data)
+    : sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
+}
+
+/** A viewport capture larger than the pixel budget is refused before any rendering. */
+export function assertWithinPixelBudget(options: TakeOptions, limits: ImageLimits): void {
+  const dsf = options.device_scale_factor;
+  const pixels = options.viewport_width * options.viewport_height * dsf * dsf;
+  if (pixels > limits.maxPixels) {
+    const message = `viewport_width × viewport_height × device_scale_factor² is ${Math.round(pixels).toLocaleString('en-US')} pixels; the limit is ${limits.maxPixels.toLocaleString('en-US')}`;
+    throw new AppError('invalid_parameter', message, {
+      details: ['viewport_width', 'viewport_height', 'device_scale_factor'].map((parameter) => ({
+        parameter,
+        code: 'invalid_parameter' as const,
+        message: 'the image would exceed the pixel budget',
+      })),
+    });
+  }
 }

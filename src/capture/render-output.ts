@@ -1,0 +1,46 @@
+import type { CDPSession, Page } from 'playwright-core';
+import { imageEncoders } from '../encoders/index.js';
+import { htmlToMarkdown, renderedHtml } from '../encoders/markdown.js';
+import { renderPdf } from '../encoders/pdf.js';
+import type { TakeOptions } from '../options/schema.js';
+import { preloadLazyContent } from './steps/preload-lazy-content.js';
+import { allowedCssHeight, captureRaw, type ImageLimits } from './steps/screenshot.js';
+import type { Timings } from './timings.js';
+
+export interface RenderedOutput {
+  body: Buffer;
+  truncated: boolean;
+}
+
+/**
+ * The last steps of a capture, per format: pixels and an encoder for images, Chromium's
+ * printer for PDF, the rendered DOM through turndown for markdown.
+ */
+export async function renderOutput(
+  page: Page,
+  cdp: CDPSession,
+  options: TakeOptions,
+  limits: ImageLimits,
+  timings: Timings,
+): Promise<RenderedOutput> {
+  if (options.format === 'pdf') {
+    // Printing lays out the whole document: lazy content must be loaded first.
+    await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight));
+    const body = await timings.measure('capture', () => renderPdf(page, options, limits.maxFullPageHeight));
+    return { body, truncated: false };
+  }
+  if (options.format === 'markdown') {
+    if (options.full_page) await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight));
+    const html = await timings.measure('capture', () => renderedHtml(page));
+    const body = await timings.measure('encode', async () => Buffer.from(htmlToMarkdown(html), 'utf8'));
+    return { body, truncated: false };
+  }
+  const encoder = imageEncoders[options.format]!;
+  const request = encoder.raw(options);
+  if (options.full_page) {
+    await timings.measure('wait', () => preloadLazyContent(page, allowedCssHeight(options, limits, request)));
+  }
+  const raw = await timings.measure('capture', () => captureRaw(cdp, options, request, limits));
+  const body = await timings.measure('encode', () => encoder.encode(raw.image, options));
+  return { body, truncated: raw.truncated };
+}

@@ -1,0 +1,67 @@
+import type { Page } from 'playwright-core';
+import TurndownService from 'turndown';
+import { gfm } from 'turndown-plugin-gfm';
+
+/**
+ * The rendered page's content as HTML: scripts, styles and elements that are hidden (display:
+ * none, visibility: hidden, hidden, aria-hidden) left out, links and images made absolute.
+ * Runs on the live DOM, so what hide_selectors and scripts did is respected.
+ */
+export async function renderedHtml(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const live = Array.from(document.body?.querySelectorAll('*') ?? []);
+    const clone = document.body ? (document.body.cloneNode(true) as HTMLElement) : document.createElement('body');
+    const copies = Array.from(clone.querySelectorAll('*'));
+    const drop = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS', 'LINK', 'META']);
+    live.forEach((el, i) => {
+      const copy = copies[i] as HTMLElement | undefined;
+      if (!copy) return;
+      const style = getComputedStyle(el);
+      if (
+        drop.has(el.tagName.toUpperCase()) ||
+        el.getAttribute('aria-hidden') === 'true' ||
+        (el as HTMLElement).hidden ||
+        style.display === 'none' ||
+        style.visibility === 'hidden'
+      ) {
+        copy.setAttribute('data-shutter-drop', '');
+        return;
+      }
+      if (el instanceof HTMLAnchorElement && el.getAttribute('href')) copy.setAttribute('href', el.href);
+      if (el instanceof HTMLImageElement) copy.setAttribute('src', el.currentSrc || el.src);
+    });
+    clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
+    const title = document.title ? `<title>${document.title.replace(/</g, '&lt;')}</title>` : '';
+    return `<html><head>${title}</head>${clone.outerHTML}</html>`;
+  });
+}
+
+let service: TurndownService | undefined;
+
+/** Turndown with GitHub-flavoured tables, fenced code and ATX headings; built once. */
+function converter(): TurndownService {
+  if (service) return service;
+  service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+  service.use(gfm);
+  // Turndown pads list markers to four columns ("-   item"); one space is what people write.
+  service.addRule('listItem', {
+    filter: 'li',
+    replacement(content, node, options) {
+      const parent = node.parentNode as HTMLElement | null;
+      let prefix = `${options.bulletListMarker} `;
+      if (parent?.nodeName === 'OL') {
+        const start = Number(parent.getAttribute('start') ?? 1);
+        prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
+      }
+      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
+    },
+  });
+  service.remove(['script', 'style', 'noscript', 'title']);
+  return service;
+}
+
+/** HTML to clean Markdown. */
+export function htmlToMarkdown(html: string): string {
+  return `${converter().turndown(html).trim()}\n`;
+}
