@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // Fixture scripts run in the page under test, not in Node.
+    files: ['test/fixtures/**/*.js', 'bench/fixtures/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['src/cli/**', 'bench/**', 'scripts/**', 'test/**', 'bin/**'],
     rules: { 'no-console': 'off' },
   },

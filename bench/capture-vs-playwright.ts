@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 import pino from 'pino';
+import { DEFAULT_PLANS, Plans } from '../src/accounts/plans.js';
+import { createAccountServices } from '../src/accounts/services.js';
 import { SqliteKeyStore } from '../src/accounts/sqlite-key-store.js';
 import { findChromium } from '../src/capture/chromium-path.js';
 import { launchArgs } from '../src/capture/launch-args.js';
@@ -80,8 +82,11 @@ async function main() {
   const engine = createEngine(config, logger);
   await engine.start();
   const keys = new SqliteKeyStore(openSqlite(':memory:'));
+  // The bench key is the operator's (plan scale): lift its limits, the bench measures captures, not the rate limiter.
+  const plans = new Plans([...DEFAULT_PLANS, { name: 'scale', maxKeys: 100, monthlyQuota: 1e9, ratePerMinute: 1e6, concurrency: 1000 }]);
+  const accounts = createAccountServices({ db: keys.db, keys, plans });
   const { key } = await keys.create({ name: 'bench' });
-  const app = await createApp({ engine, keys, logger, version: 'bench' });
+  const app = await createApp({ engine, keys, accounts, logger, version: 'bench' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   for (const format of ['png', 'jpg', 'webp', 'gif']) {

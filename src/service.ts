@@ -1,27 +1,50 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { KeyStore } from './accounts/key-store.js';
-import { SqliteKeyStore } from './accounts/sqlite-key-store.js';
+import { AdblockEngineStore } from './capture/blocking/adblock-engine.js';
 import { findChromium } from './capture/chromium-path.js';
 import { ChromiumEngine } from './capture/chromium-engine.js';
 import type { Config } from './config/schema.js';
-import { openSqlite } from './db/sqlite.js';
+import { EgressProxy } from './egress/egress-proxy.js';
+import { systemResolver, type Resolver } from './egress/resolver.js';
 import { createTargetCheck } from './egress/target-check.js';
 
-/** The SQLite file under the data dir. */
-export function openKeyStore(config: Config): KeyStore {
-  return new SqliteKeyStore(openSqlite(join(config.SHUTTER_DATA_DIR, 'shutter.db')));
+/** Accounts, keys, usage and limits on the configured database (SQLite or Postgres) and Redis. */
+export { openAccountServices } from './accounts/open.js';
+
+/** What tests may swap in an engine built from config. */
+export interface EngineOverrides {
+  /** Name resolution for the target check and the egress proxy, e.g. staticResolver({ 'ads.example': '127.0.0.1' }). */
+  resolve?: Resolver;
+  /** A shared filter engine, so test files need not each load one. */
+  adblock?: AdblockEngineStore;
+}
+
+/** The block_ads filter engine, cached under the data dir; loading starts at once, in the background. */
+export function createAdblockStore(config: Config, logger: Logger): AdblockEngineStore {
+  const store = new AdblockEngineStore({
+    lists: config.SHUTTER_ADBLOCK_LISTS,
+    cacheDir: join(config.SHUTTER_DATA_DIR, 'adblock'),
+    refreshHours: config.SHUTTER_ADBLOCK_REFRESH_HOURS,
+    logger,
+  });
+  store.start();
+  return store;
 }
 
 /** A Chromium engine configured from SHUTTER_* settings (not started). */
-export function createEngine(config: Config, logger: Logger): ChromiumEngine {
+export function createEngine(config: Config, logger: Logger, overrides: EngineOverrides = {}): ChromiumEngine {
+  const allowed = config.SHUTTER_ALLOWED_PRIVATE_NETWORKS;
+  const resolve = overrides.resolve ?? systemResolver;
   return new ChromiumEngine({
     executablePath: findChromium(config.SHUTTER_CHROMIUM_PATH),
     concurrency: config.SHUTTER_CONCURRENCY,
     queueSize: config.SHUTTER_QUEUE_SIZE,
     maxCapturesPerBrowser: config.SHUTTER_BROWSER_MAX_CAPTURES,
     limits: { maxFullPageHeight: config.SHUTTER_MAX_FULL_PAGE_HEIGHT, maxPixels: config.SHUTTER_MAX_PIXELS },
-    checkTarget: createTargetCheck(config.SHUTTER_ALLOWED_PRIVATE_NETWORKS),
+    checkTarget: createTargetCheck(allowed, resolve),
+    egress: new EgressProxy({ allowed, resolve, logger }),
+    jsHeapMb: config.SHUTTER_PAGE_MEMORY_MB,
+    adblock: overrides.adblock ?? createAdblockStore(config, logger),
     logger,
   });
 }

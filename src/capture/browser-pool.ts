@@ -1,15 +1,26 @@
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
+import {
+  closeBrowserProcess,
+  isResponsive,
+  killBrowserProcess,
+  launchBrowserProcess,
+  type BrowserProcess,
+} from './browser-process.js';
 import { launchArgs } from './launch-args.js';
 
 interface Generation {
+  proc: BrowserProcess;
   browser: Browser;
   captures: number;
   inFlight: number;
   retiring: boolean;
   /** A context with a page, opened ahead of need and never used yet. */
   spare?: { key: string; ready: Promise<Session | undefined> };
+  /** Rejects when this browser goes away unexpectedly, so in-flight captures end at once. */
+  lost: Promise<never>;
+  markLost: (error: AppError) => void;
 }
 
 export interface Session {
@@ -20,20 +31,48 @@ export interface Session {
 /** Contexts that differ only in viewport can share a spare: the viewport is set per page. */
 const spareKey = (options: BrowserContextOptions) => JSON.stringify({ ...options, viewport: undefined });
 
+/** The egress proxy as the pool sees it: started before Chromium, stopped after it. */
+export interface EgressEndpoint {
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
 export interface BrowserPoolOptions {
   executablePath: string;
   /** Replace the browser after this many contexts, to bound slow leaks in long-lived renderers. */
   maxCapturesPerBrowser: number;
   logger: Logger;
+  /** The proxy Chromium is launched behind. Only the pool's own tests run without one. */
+  egress?: EgressEndpoint;
+  /** V8 heap cap per renderer in MB (see launch-args). */
+  jsHeapMb?: number;
+  /** How often the browser is asked whether it still answers, and how long it may take. */
+  healthCheck?: { intervalMs: number; timeoutMs: number };
+  /** Back-off between failed launches: the first delay, doubled per failure up to max. */
+  relaunchDelayMs?: { first: number; max: number };
 }
 
+/** Consecutive failed launches after which the pool reports itself not ready (/readyz 503). */
+export const MAX_FAILED_LAUNCHES = 3;
+
+const shuttingDown = () => new AppError('browser_unavailable', 'the service is shutting down', { retryAfterSeconds: 5 });
+const restarting = () => new AppError('browser_unavailable', 'the browser is restarting; retry shortly', { retryAfterSeconds: 2 });
+
 /**
- * Owns the one warm Chromium: hands out a fresh BrowserContext per capture, relaunches on
- * crash or disconnect, and swaps in a new browser after N captures while the old one drains.
+ * Owns the one warm Chromium: hands out a fresh BrowserContext per capture, swaps in a new
+ * browser after N captures while the old one drains, and supervises it — a crash or disconnect
+ * ends in-flight captures at once with 503 and relaunches at once (with back-off while launches
+ * fail); a browser that stops answering is killed and replaced.
  */
 export class BrowserPool {
   private current?: Generation;
+  private readonly live = new Set<Generation>();
   private launching?: Promise<Generation>;
+  private relaunchTimer?: NodeJS.Timeout;
+  private healthTimer?: NodeJS.Timeout;
+  private probing = false;
+  private failedLaunches = 0;
+  private lastVersion?: string;
   private closed = false;
 
   constructor(private readonly options: BrowserPoolOptions) {}
@@ -42,18 +81,29 @@ export class BrowserPool {
     await this.generation();
   }
 
-  /** Chromium's version, once a browser has started. */
+  /** Chromium's version, once a browser has started (kept across relaunches). */
   get version(): string | undefined {
-    return this.current?.browser.version();
+    return this.current?.browser.version() ?? this.lastVersion;
   }
 
   get connected(): boolean {
     return this.current?.browser.isConnected() ?? false;
   }
 
+  /** False once launches keep failing (or after close): the service cannot capture. */
+  get ready(): boolean {
+    return !this.closed && this.failedLaunches < MAX_FAILED_LAUNCHES;
+  }
+
+  /** The running browser's process id, for supervision and chaos tests. */
+  get browserPid(): number | undefined {
+    return this.current?.proc.pid;
+  }
+
   /**
    * Runs fn with a page in a context of its own, used for this capture only. Opening a page
    * starts a renderer (~30 ms), so one is kept opened ahead; closing happens in the background.
+   * If the browser dies or the page's renderer crashes meanwhile, this rejects at once, whatever fn is waiting for.
    */
   async withPage<T>(contextOptions: BrowserContextOptions, fn: (session: Session) => Promise<T>): Promise<T> {
     const gen = await this.generation();
@@ -61,9 +111,9 @@ export class BrowserPool {
     gen.captures++;
     let session: Session | undefined;
     try {
-      session = await this.takeSession(gen, contextOptions);
+      session = await Promise.race([this.takeSession(gen, contextOptions), gen.lost]);
       if (gen.captures >= this.options.maxCapturesPerBrowser) this.retire(gen);
-      return await fn(session);
+      return await Promise.race([fn(session), gen.lost, crashOf(session.page)]);
     } finally {
       void this.closeContext(gen, session?.context);
     }
@@ -92,7 +142,7 @@ export class BrowserPool {
       return await this.openSession(gen, contextOptions);
     } catch (error) {
       this.options.logger.warn({ err: error }, 'could not open a browser context');
-      throw new AppError('browser_unavailable', 'the browser is restarting; retry shortly', { retryAfterSeconds: 2 });
+      throw restarting();
     }
   }
 
@@ -115,15 +165,29 @@ export class BrowserPool {
   private async closeContext(gen: Generation, context: BrowserContext | undefined): Promise<void> {
     await context?.close().catch(() => undefined);
     gen.inFlight--;
-    if (gen.retiring && gen.inFlight === 0) await gen.browser.close().catch(() => undefined);
+    if (gen.retiring && gen.inFlight === 0) await this.closeGeneration(gen);
   }
 
+  /** Closes every browser and the egress proxy; captures still running fail with 503. */
   async close(): Promise<void> {
     this.closed = true;
-    const gen = this.current ?? (await this.launching?.catch(() => undefined));
+    clearTimeout(this.relaunchTimer);
+    clearInterval(this.healthTimer);
+    await this.launching?.catch(() => undefined);
     this.current = undefined;
-    if (gen) await this.dropSpare(gen);
-    await gen?.browser.close().catch(() => undefined);
+    await Promise.all(
+      [...this.live].map(async (gen) => {
+        await this.dropSpare(gen);
+        await this.closeGeneration(gen);
+      }),
+    );
+    await this.options.egress?.close();
+  }
+
+  private async closeGeneration(gen: Generation): Promise<void> {
+    this.live.delete(gen);
+    gen.markLost(shuttingDown());
+    await closeBrowserProcess(gen.proc);
   }
 
   private retire(gen: Generation): void {
@@ -132,11 +196,15 @@ export class BrowserPool {
     void this.dropSpare(gen);
     if (this.current === gen) this.current = undefined;
     this.options.logger.info({ captures: gen.captures }, 'replacing the browser after its capture budget');
+    // Start the successor now, so the next capture does not wait for a launch.
+    void this.generation().catch(() => undefined);
   }
 
   private async generation(): Promise<Generation> {
-    if (this.closed) throw new AppError('browser_unavailable', 'the service is shutting down', { retryAfterSeconds: 5 });
+    if (this.closed) throw shuttingDown();
     if (this.current?.browser.isConnected()) return this.current;
+    // After a failed launch a retry is scheduled; callers meanwhile get a fast 503, not a queue of launches.
+    if (this.relaunchTimer) throw restarting();
     this.launching ??= this.launch().finally(() => {
       this.launching = undefined;
     });
@@ -145,28 +213,93 @@ export class BrowserPool {
 
   private async launch(): Promise<Generation> {
     const started = Date.now();
-    let browser: Browser;
+    let proc: BrowserProcess;
     try {
-      browser = await chromium.launch({
+      const proxyServer = await this.options.egress?.listen();
+      proc = await launchBrowserProcess({
         executablePath: this.options.executablePath,
-        args: launchArgs(),
-        // The service handles its own signals; Playwright must not kill the browser under it.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-        timeout: 30_000,
+        args: launchArgs({ proxyServer, jsHeapMb: this.options.jsHeapMb }),
       });
     } catch (error) {
-      this.options.logger.error({ err: error }, 'could not launch Chromium');
+      this.failedLaunches++;
+      this.options.logger.error({ err: error, failedLaunches: this.failedLaunches }, 'could not launch Chromium');
+      this.scheduleRelaunch();
       throw new AppError('browser_unavailable', 'the browser could not be started', { retryAfterSeconds: 5 });
     }
-    const gen: Generation = { browser, captures: 0, inFlight: 0, retiring: false };
-    browser.on('disconnected', () => {
-      if (this.current === gen) this.current = undefined;
-      if (!gen.retiring && !this.closed) this.options.logger.warn('Chromium disconnected; the next capture relaunches it');
+    if (this.closed) {
+      await closeBrowserProcess(proc);
+      throw shuttingDown();
+    }
+    this.failedLaunches = 0;
+    let markLost!: (error: AppError) => void;
+    const lost = new Promise<never>((_, reject) => {
+      markLost = reject;
     });
+    lost.catch(() => undefined);
+    const gen: Generation = { proc, browser: proc.browser, captures: 0, inFlight: 0, retiring: false, lost, markLost };
+    proc.browser.on('disconnected', () => this.onDisconnected(gen));
+    this.live.add(gen);
     this.current = gen;
-    this.options.logger.info({ ms: Date.now() - started, version: browser.version() }, 'Chromium ready');
+    this.lastVersion = proc.browser.version();
+    this.startHealthChecks();
+    this.options.logger.info({ ms: Date.now() - started, version: this.lastVersion, pid: proc.pid }, 'Chromium ready');
     return gen;
   }
+
+  private onDisconnected(gen: Generation): void {
+    this.live.delete(gen);
+    if (this.current === gen) this.current = undefined;
+    // A no-op after an intentional close (already marked); otherwise in-flight captures end now.
+    gen.markLost(new AppError('browser_unavailable', 'the browser stopped during the capture; retry shortly', { retryAfterSeconds: 2 }));
+    if (gen.retiring || this.closed) return;
+    this.options.logger.warn({ pid: gen.proc.pid }, 'Chromium disconnected unexpectedly; relaunching it');
+    void this.generation().catch(() => undefined);
+  }
+
+  private scheduleRelaunch(): void {
+    if (this.closed || this.relaunchTimer) return;
+    const { first, max } = this.options.relaunchDelayMs ?? { first: 500, max: 10_000 };
+    const delay = Math.min(first * 2 ** (this.failedLaunches - 1), max);
+    this.relaunchTimer = setTimeout(() => {
+      this.relaunchTimer = undefined;
+      void this.generation().catch(() => undefined);
+    }, delay);
+    // A pending retry must not keep a CLI run (or a test worker) alive.
+    this.relaunchTimer.unref();
+  }
+
+  /** Every interval, the browser must answer a trivial call in time; a hung one is killed (and relaunched). */
+  private startHealthChecks(): void {
+    if (this.healthTimer) return;
+    const { intervalMs, timeoutMs } = this.options.healthCheck ?? { intervalMs: 5_000, timeoutMs: 10_000 };
+    this.healthTimer = setInterval(() => void this.probe(timeoutMs), intervalMs);
+    this.healthTimer.unref();
+  }
+
+  private async probe(timeoutMs: number): Promise<void> {
+    const gen = this.current;
+    if (!gen || this.probing || !gen.browser.isConnected()) return;
+    this.probing = true;
+    try {
+      if (await isResponsive(gen.proc, timeoutMs)) return;
+      if (this.current !== gen || !gen.browser.isConnected() || this.closed) return;
+      this.options.logger.error({ pid: gen.proc.pid, timeoutMs }, 'Chromium stopped answering; killing it');
+      if (gen.proc.pid !== undefined) {
+        killBrowserProcess(gen.proc);
+      } else {
+        // Without a pid, forget it and start another; the hung one is closed as far as it can be.
+        this.onDisconnected(gen);
+        void closeBrowserProcess(gen.proc);
+      }
+    } finally {
+      this.probing = false;
+    }
+  }
+}
+
+/** Rejects when the page's renderer crashes (out of memory, killed): the capture fails alone, at once. */
+function crashOf(page: Page): Promise<never> {
+  return new Promise<never>((_, reject) => {
+    page.once('crash', () => reject(new AppError('navigation_failed', 'the page crashed while rendering')));
+  });
 }

@@ -1,11 +1,15 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
+import type { EgressProxy } from '../egress/egress-proxy.js';
+import { guardMainFrame } from '../egress/main-frame-guard.js';
 import type { TargetCheck } from '../egress/target-check.js';
 import { CONTENT_TYPES } from '../options/formats.js';
 import type { TakeOptions } from '../options/schema.js';
 import { BrowserPool } from './browser-pool.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
+import type { AdblockEngineStore } from './blocking/adblock-engine.js';
+import { PageBlocking } from './blocking/page-blocking.js';
 import { Limiter } from './limiter.js';
 import { renderOutput } from './render-output.js';
 import { assertWithinPixelBudget, type ImageLimits } from './steps/screenshot.js';
@@ -23,6 +27,12 @@ export interface ChromiumEngineOptions {
   maxCapturesPerBrowser: number;
   limits: ImageLimits;
   checkTarget: TargetCheck;
+  /** The proxy every page request goes through (docs/security.md). */
+  egress: EgressProxy;
+  /** Filter engine for block_ads; without it block_ads answers 501. */
+  adblock?: AdblockEngineStore;
+  /** JavaScript heap limit per page, MB. */
+  jsHeapMb?: number;
   logger: Logger;
 }
 
@@ -39,6 +49,8 @@ export class ChromiumEngine implements CaptureEngine {
       executablePath: options.executablePath,
       maxCapturesPerBrowser: options.maxCapturesPerBrowser,
       logger: options.logger,
+      egress: options.egress,
+      jsHeapMb: options.jsHeapMb,
     });
     this.limiter = new Limiter(options.concurrency, options.queueSize);
   }
@@ -48,9 +60,6 @@ export class ChromiumEngine implements CaptureEngine {
   }
 
   async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
-    for (const flag of ['block_ads', 'block_cookie_banners', 'block_chats', 'upload'] as const) {
-      if (options[flag]) throw new AppError('not_implemented', `${flag} is not available on this server yet`);
-    }
     if (options.format !== 'pdf' && options.format !== 'markdown') assertWithinPixelBudget(options, this.options.limits);
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(timeoutError(options)), options.timeout * 1000);
@@ -77,13 +86,19 @@ export class ChromiumEngine implements CaptureEngine {
     signal: AbortSignal,
   ): Promise<CaptureResult> {
     closeDialogsAndPopups(page);
-    const waitForIdle = await timings.measure('navigate', () => navigate(page, options, signal));
+    const blocking = new PageBlocking(page, options, this.options.adblock);
+    await blocking.beforeNavigation();
+    // A main document the egress proxy refused (redirect, refresh, script navigation) is a 403.
+    const mainFrame = guardMainFrame(page, this.options.egress);
+    const waitForIdle = await timings.measure('navigate', () => navigate(page, options, signal).catch(mainFrame.rethrow));
     await timings.measure('wait', async () => {
       await waitForIdle();
       await hideSelectors(page, options.hide_selectors);
       await injectStyles(page, options.styles);
       if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
+      if (blocking.active) await blocking.afterLoad();
       await settle(page);
+      mainFrame.check();
     });
     const cdp = await context.newCDPSession(page);
     const output = await renderOutput(page, cdp, options, this.options.limits, timings);
@@ -128,7 +143,7 @@ export class ChromiumEngine implements CaptureEngine {
   }
 
   ready(): boolean {
-    return this.pool.connected;
+    return this.pool.ready;
   }
 
   close(): Promise<void> {

@@ -1,36 +1,63 @@
-import { loadConfig } from '../config/load.js';
-import { openKeyStore } from '../service.js';
+import type { ApiKeyRecord } from '../accounts/key-store.js';
 import { parseArgs } from './args.js';
+import { accountFor, CliRefusal, withAccounts } from './cli-accounts.js';
 
-/** `shutter keys create|list|revoke`: operator key management on the service's database. */
+const USAGE = `usage: shutter keys create [--email E] [--name N]   create a key; the key alone on the last line
+       shutter keys list [--email E]                one key per line, its id first
+       shutter keys revoke <id>                     revoke a key
+       shutter keys reset [--email E] [--name N]    revoke a key and print its replacement on the last line
+Without --email, keys belong to the operator account (operator@localhost, plan scale).`;
+
+const line = (k: ApiKeyRecord, email?: string) =>
+  [k.id, `${k.prefix}…${k.last4}`, k.name, k.revokedAt ? `revoked ${k.revokedAt}` : 'active', ...(email ? [email] : [])].join('  ');
+
+/** `shutter keys create|list|revoke|reset`: operator key management on the service's database. */
 export async function keys(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { positional, options } = parseArgs(rest, { n: 'name' });
-  const store = openKeyStore(loadConfig());
-  try {
+  const { positional, options } = parseArgs(rest, { n: 'name', e: 'email' });
+  if (!['create', 'list', 'revoke', 'reset'].includes(command ?? '') || (command === 'revoke' && !positional[0])) {
+    console.error(USAGE);
+    return 2;
+  }
+  return withAccounts(async (services) => {
     switch (command) {
       case 'create': {
-        const { record, key } = await store.create({ name: options.name ?? 'default' });
-        console.log(key);
-        console.error(`created key ${record.id} (${record.name}); it is shown only this once`);
+        const account = await accountFor(services, options.email);
+        const issued = await services.keyManager.issue(account, options.name ?? 'default');
+        if (!issued.ok) throw new CliRefusal(issued.message);
+        console.error(`created key ${issued.value.record.id} (${issued.value.record.name}) for ${account.email}; it is shown only this once`);
+        console.log(issued.value.key);
         return 0;
       }
-      case 'list':
-        for (const k of await store.list()) {
-          console.log(`${k.id}  ${k.prefix}…${k.last4}  ${k.name}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`);
+      case 'list': {
+        if (options.email !== undefined) {
+          const account = await accountFor(services, options.email);
+          for (const k of await services.keys.list(account.id)) console.log(line(k));
+          return 0;
         }
+        const emails = new Map((await services.accounts.list()).map((a) => [a.id, a.email]));
+        for (const k of await services.keys.list()) console.log(line(k, emails.get(k.accountId)));
         return 0;
+      }
       case 'revoke': {
-        const id = positional[0];
-        if (!id) break;
-        const ok = await store.revoke(id);
-        console.error(ok ? `revoked ${id}` : `no active key ${id}`);
-        return ok ? 0 : 1;
+        const id = positional[0]!;
+        if (!(await services.keys.revoke(id))) throw new CliRefusal(`no active key ${id}`);
+        console.error(`revoked ${id}`);
+        return 0;
+      }
+      default: {
+        const account = await accountFor(services, options.email);
+        const issued = await services.keyManager.reset(account, { name: options.name });
+        if (!issued.ok) throw new CliRefusal(issued.message);
+        const { record, replaced, key } = issued.value;
+        console.error(
+          replaced
+            ? `revoked ${replaced.id} (${replaced.prefix}…${replaced.last4}); its replacement ${record.id} (${record.name}) is shown only this once`
+            : `${account.email} had no active key; created ${record.id} (${record.name}), shown only this once`,
+        );
+        console.log(key);
+        return 0;
       }
     }
-    console.error('usage: shutter keys create [--name NAME] | keys list | keys revoke <id>');
-    return 2;
-  } finally {
-    store.close();
-  }
+  });
 }

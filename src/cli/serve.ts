@@ -1,27 +1,45 @@
 import { createApp } from '../http/app.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
-import { createEngine, openKeyStore } from '../service.js';
+import { ensureBootstrapKey } from '../accounts/bootstrap.js';
+import { createEngine, openAccountServices } from '../service.js';
+import { createStore } from '../storage/create-store.js';
 import { VERSION } from '../version.js';
 
 /** `shutter serve`: the HTTP service. */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.SHUTTER_LOG_LEVEL);
-  const keys = openKeyStore(config);
+  const accounts = await openAccountServices(config);
+  const { keys } = accounts;
+  logger.info(
+    { database: accounts.db.dialect, limits: accounts.limits.backend, plans: accounts.plans.all().map((p) => p.name) },
+    'accounts ready',
+  );
   if (config.SHUTTER_BOOTSTRAP_KEY) {
-    const record = await keys.ensure({ name: 'bootstrap', key: config.SHUTTER_BOOTSTRAP_KEY });
-    logger.info({ keyId: record.id }, 'bootstrap API key is ready (SHUTTER_BOOTSTRAP_KEY)');
+    const record = await ensureBootstrapKey(accounts, config.SHUTTER_BOOTSTRAP_KEY);
+    if (record.revokedAt) logger.warn({ keyId: record.id }, 'SHUTTER_BOOTSTRAP_KEY was revoked and stays revoked');
+    else logger.info({ keyId: record.id }, 'bootstrap API key is ready on the operator account (SHUTTER_BOOTSTRAP_KEY)');
   }
   const engine = createEngine(config, logger);
   await engine.start();
-  const app = await createApp({ engine, keys, logger, version: VERSION, trustProxy: config.SHUTTER_TRUST_PROXY });
+  const store = await createStore(config, logger);
+  const app = await createApp({
+    engine,
+    keys,
+    accounts,
+    store,
+    publicUrl: config.SHUTTER_PUBLIC_URL,
+    logger,
+    version: VERSION,
+    trustProxy: config.SHUTTER_TRUST_PROXY,
+  });
   await app.listen({ port: config.SHUTTER_PORT, host: config.SHUTTER_HOST });
   if ((await keys.countActive()) === 0) {
     console.error(
       [
         '',
-        'No API key exists yet. Create one with:',
+        `No API key exists yet. Sign up at http://localhost:${config.SHUTTER_PORT}/dashboard, or create one with:`,
         '  npx shutter keys create --name me',
         'or start with SHUTTER_BOOTSTRAP_KEY=<a secret of 16+ characters> set. Then:',
         `  curl -H "apikey: $KEY" "http://localhost:${config.SHUTTER_PORT}/v1/take?url=https://example.com" -o shot.png`,
@@ -30,10 +48,24 @@ export async function serve(): Promise<void> {
     );
   }
   const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await app.close();
+    const graceMs = config.SHUTTER_SHUTDOWN_TIMEOUT * 1000;
+    logger.info({ signal, graceMs }, 'shutting down: no new requests, finishing the ones in flight');
+    // app.close() stops accepting at once and resolves when in-flight requests are answered;
+    // past the grace period the browser is closed under them, so they end with 503 and close() completes.
+    const closing = app.close();
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      closing.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!drained) logger.warn('captures still running after SHUTTER_SHUTDOWN_TIMEOUT; stopping them');
     await engine.close();
-    keys.close();
+    await closing;
+    await store.close();
+    await accounts.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

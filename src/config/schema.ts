@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hasValidChecksum } from '../accounts/api-key.js';
+import { DEBIAN_LISTS } from '../capture/blocking/filter-lists.js';
 import { parseCidrList } from '../egress/cidr.js';
 
 const int = (min: number, max: number) => {
@@ -37,7 +38,27 @@ export const configSchema = z.object({
       message: 'a key starting with shk_ must be one made by `npx shutter keys create` (its checksum is wrong); or use a secret without that prefix',
     })
     .optional()
-    .describe('When set, this API key is created at start if missing (never printed).'),
+    .describe('When set, this API key is created at start if missing (never printed), on the operator account (plan scale).'),
+  SHUTTER_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave unset for the SQLite file in SHUTTER_DATA_DIR)')
+    .optional()
+    .describe('postgres://user:password@host:5432/db for accounts, keys and usage; default: SQLite file in SHUTTER_DATA_DIR.'),
+  SHUTTER_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional()
+    .describe('redis://host:6379 to share rate limits, concurrency and quota reservations between instances; default: in memory.'),
+  SHUTTER_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_.-]{0,64}$/, 'letters, digits and : _ . - only')
+    .default('shutter:')
+    .describe('Prefix of every Redis key, so deployments can share one Redis.'),
+  SHUTTER_PLANS_FILE: z
+    .string()
+    .optional()
+    .describe('JSON file {"plans":[{"name","max_keys","monthly_quota","rate_per_minute","concurrency"}]} adding to or replacing the default plans.'),
+  SHUTTER_SIGNUPS: bool.default(true).describe('Let anyone sign up in the dashboard (/dashboard); 0 leaves account creation to the CLI.'),
   SHUTTER_ALLOWED_PRIVATE_NETWORKS: z
     .string()
     .default('')
@@ -49,7 +70,15 @@ export const configSchema = z.object({
         return z.NEVER;
       }
     })
-    .describe('Comma-separated CIDRs that targets may resolve to although private (e.g. 10.0.0.0/8,127.0.0.1/32).'),
+    .describe(
+      'Comma-separated CIDRs that pages may reach although private (e.g. 10.0.0.0/8,127.0.0.1/32): the target, redirects and every subresource (docs/security.md).',
+    ),
+  SHUTTER_PAGE_MEMORY_MB: int(128, 16_384)
+    .default(1024)
+    .describe('JavaScript heap limit of each page in MB; a page over it crashes alone (422) and the service goes on.'),
+  SHUTTER_SHUTDOWN_TIMEOUT: int(0, 600)
+    .default(30)
+    .describe('Seconds in-flight captures may take to finish after SIGTERM/SIGINT before the browser is stopped.'),
   SHUTTER_MAX_FULL_PAGE_HEIGHT: int(100, 100_000)
     .default(20_000)
     .describe('Full-page captures are cut at this height in CSS px (X-Shutter-Truncated: height).'),
@@ -58,6 +87,46 @@ export const configSchema = z.object({
     .describe(
       'Largest image in device pixels (width × height × dsf²): viewport captures over it get 400, full-page captures are cut to fit (X-Shutter-Truncated: height).',
     ),
+  SHUTTER_ADBLOCK_LISTS: z
+    .string()
+    .default(DEBIAN_LISTS.join(','))
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .describe(
+      "Comma-separated filter lists (file paths or http(s) URLs) for block_ads. Default: EasyList and EasyPrivacy from Debian's webext-ublock-origin-chromium.",
+    ),
+  SHUTTER_ADBLOCK_REFRESH_HOURS: int(0, 24 * 30)
+    .default(24)
+    .describe('How often filter lists given as URLs are downloaded again (0 = only at start).'),
+  SHUTTER_STORAGE: z
+    .enum(['local', 's3'])
+    .default('local')
+    .describe('Where upload=1 keeps captures: local (the data dir, served by Shutter at signed URLs) or s3.'),
+  SHUTTER_STORAGE_TTL_HOURS: int(1, 168)
+    .default(24)
+    .describe('How long upload=1 links work; local files are deleted after it. At most 7 days (S3 presigning limit).'),
+  SHUTTER_SIGNING_SECRET: z
+    .string()
+    .min(32, 'must be at least 32 characters')
+    .optional()
+    .describe('HMAC secret of local file links. Default: generated once and kept in the data dir.'),
+  SHUTTER_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://shots.example.com' })
+    .optional()
+    .describe("Public base URL of this service, for links to locally stored files. Default: taken from the request's Host."),
+  SHUTTER_S3_BUCKET: z.string().min(1).optional().describe('Bucket for SHUTTER_STORAGE=s3 (required then).'),
+  SHUTTER_S3_REGION: z.string().min(1).default('us-east-1').describe('Region of the bucket.'),
+  SHUTTER_S3_ENDPOINT: z
+    .url({ error: 'must be a URL such as http://127.0.0.1:9000' })
+    .optional()
+    .describe('Endpoint of an S3-compatible service (MinIO, R2, …). Default: AWS.'),
+  SHUTTER_S3_PREFIX: z.string().default('').describe('Key prefix for stored captures, e.g. shots/.'),
+  SHUTTER_S3_FORCE_PATH_STYLE: bool.default(false).describe('Path-style bucket URLs (needed by MinIO and most self-hosted services).'),
+  SHUTTER_S3_ACCESS_KEY_ID: z.string().optional().describe('Access key; default: the AWS SDK credential chain.'),
+  SHUTTER_S3_SECRET_ACCESS_KEY: z.string().optional().describe('Secret key; default: the AWS SDK credential chain.'),
+  SHUTTER_S3_PUBLIC_BASE_URL: z
+    .url({ error: 'must be a URL' })
+    .optional()
+    .describe('Public base URL of the bucket: links become <base>/<key> and do not expire, instead of presigned URLs.'),
   SHUTTER_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')

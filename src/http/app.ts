@@ -2,12 +2,17 @@ import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { KeyStore } from '../accounts/key-store.js';
+import { accountServicesFor, type AccountServices } from '../accounts/services.js';
 import type { CaptureEngine } from '../capture/engine.js';
+import { dashboardRoutes } from '../dashboard/routes.js';
 import { AppError } from '../errors/app-error.js';
 import { redactUrl } from '../observability/logger.js';
 import { MAX_HTML_CHARS } from '../options/schema.js';
 import { toErrorResponse } from './error-response.js';
+import { limitParameters, parseFormBody } from './parameter-limit.js';
 import { requestIdFor } from './request-id.js';
+import type { FileStore } from '../storage/file-store.js';
+import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { statusRoutes } from './routes/status.js';
@@ -17,17 +22,27 @@ import { takeRoutes } from './routes/take.js';
 export interface AppDeps {
   engine: CaptureEngine;
   keys: KeyStore;
+  /** Accounts, plans, usage and limits; `keys` is `accounts.keys`. */
+  accounts: AccountServices;
   logger: Logger;
   version: string;
   /** Country codes with a configured proxy (ip_country_code). */
   countries?: string[];
   trustProxy?: boolean;
+  /** Where upload=1 stores captures; without one, upload=1 answers 501. */
+  store?: FileStore;
+  /** Base URL for links to locally stored files (default: from the request). */
+  publicUrl?: string;
 }
+
+/** What createApp takes: without `accounts`, they are built over `keys` (default plans, in-memory limits). */
+export type AppOptions = Omit<AppDeps, 'accounts'> & { accounts?: AccountServices };
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /** Builds the Fastify app; the caller decides whether to listen or inject. */
-export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function createApp(options: AppOptions): Promise<FastifyInstance> {
+  const deps: AppDeps = { ...options, accounts: options.accounts ?? accountServicesFor(options.keys) };
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -37,6 +52,8 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     // Requests are logged by our own hook below, with the apikey query value redacted whatever logger is injected.
     logController: new LogController({ disableRequestLogging: true }),
+    // While closing, requests on kept-alive connections get our JSON 503 (hook below), not Fastify's own body.
+    return503OnClosing: false,
   });
   // Only JSON and form bodies are accepted; Fastify's text/plain parser would let other bodies through as strings.
   app.removeContentTypeParser('text/plain');
@@ -44,13 +61,26 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) throw new AppError('browser_unavailable', 'the service is shutting down; retry', { retryAfterSeconds: 5 });
+  });
+  // A request that was in flight when closing began ends its connection too, or a kept-alive idle
+  // connection would hold close() open until the client drops it.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
   });
-  await app.register(formbody, { bodyLimit: MAX_HTML_CHARS + 1024 * 1024 });
+  await app.register(formbody, { bodyLimit: MAX_HTML_CHARS + 1024 * 1024, parser: parseFormBody });
+  app.addHook('preValidation', limitParameters);
 
   app.setErrorHandler(async (error, request, reply) => {
     const response = toErrorResponse(error, request.id, request.log);
@@ -72,5 +102,7 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   takeRoutes(app, deps);
   statusRoutes(app, deps);
   openApiRoutes(app, deps);
+  fileRoutes(app, deps);
+  await dashboardRoutes(app, deps.accounts);
   return app;
 }

@@ -1,10 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyRecord, KeyStore } from '../accounts/key-store.js';
+import type { ApiKeyRecord } from '../accounts/key-store.js';
+import type { AccountServices } from '../accounts/services.js';
 import { AppError } from '../errors/app-error.js';
+import type { Admission, Caller } from '../ratelimit/meter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey?: ApiKeyRecord;
+    /** The key, account and plan behind an authenticated request. */
+    caller?: Caller;
+    /** The rate limit and quota as they stood when the request was admitted. */
+    admission?: Admission;
   }
 }
 
@@ -21,15 +27,25 @@ export function credentialOf(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** preHandler that admits requests with an active key; unknown and revoked keys get the same 401. */
-export function requireApiKey(keys: KeyStore) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+/**
+ * preHandler that admits requests with an active key (unknown and revoked keys get the same 401),
+ * counts them against the account's rate limit (429 rate_limited past it) and puts the
+ * RateLimit-* and X-Quota-* headers on the response, errors included.
+ */
+export function requireApiKey(services: AccountServices) {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const key = credentialOf(request);
     if (!key) {
       throw new AppError('missing_api_key', 'send your API key in the apikey header (or the apikey query parameter)');
     }
-    const record = await keys.findActive(key);
-    if (!record) throw new AppError('invalid_api_key', 'the API key is not valid');
+    const record = await services.keys.findActive(key);
+    const account = record ? await services.accounts.findById(record.accountId) : null;
+    if (!record || !account) throw new AppError('invalid_api_key', 'the API key is not valid');
+    const caller: Caller = { key: record, account, plan: services.plans.resolve(account.plan) };
     request.apiKey = record;
+    request.caller = caller;
+    const admission = await services.meter.admit(caller);
+    reply.headers(admission.headers);
+    request.admission = admission;
   };
 }

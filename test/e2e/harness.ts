@@ -8,6 +8,7 @@ import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';
 import type { ChromiumEngine } from '../../src/capture/chromium-engine.js';
 import { loadConfig } from '../../src/config/load.js';
 import { openSqlite } from '../../src/db/sqlite.js';
+import type { Resolver } from '../../src/egress/resolver.js';
 import { createApp } from '../../src/http/app.js';
 import { createEngine } from '../../src/service.js';
 
@@ -26,6 +27,8 @@ export interface ServiceOptions {
   /** Start Chromium now (false for apps whose requests never reach the browser). */
   startBrowser?: boolean;
   env?: Record<string, string>;
+  /** Name resolution for the target check and the egress proxy (staticResolver maps test names to fixture servers). */
+  resolve?: Resolver;
 }
 
 /** The real service in-process: Chromium engine, in-memory key store, Fastify app. */
@@ -38,7 +41,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     SHUTTER_DATA_DIR: dataDir,
     ...options.env,
   });
-  const engine = createEngine(config, logger);
+  const engine = createEngine(config, logger, { resolve: options.resolve });
   const keys = new SqliteKeyStore(openSqlite(':memory:'));
   let app: FastifyInstance | undefined;
   try {
@@ -74,6 +77,8 @@ export interface Pixels {
   width: number;
   height: number;
   channels: number;
+  /** The decoded pixels, for whole-image comparisons. */
+  raw: Buffer;
   at(x: number, y: number): Rgb;
 }
 
@@ -84,6 +89,7 @@ export async function pixels(image: Buffer): Promise<Pixels> {
     width: info.width,
     height: info.height,
     channels: info.channels,
+    raw: data,
     at(x: number, y: number): Rgb {
       if (x < 0 || y < 0 || x >= info.width || y >= info.height) {
         throw new Error(`pixel (${x}, ${y}) is outside the ${info.width}×${info.height} image`);

@@ -2,12 +2,16 @@ import type Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import sharp from 'sharp';
+import type { Account } from '../../src/accounts/account-store.js';
 import type { ApiKeyRecord } from '../../src/accounts/key-store.js';
+import type { Plans } from '../../src/accounts/plans.js';
+import { createAccountServices, type AccountServices } from '../../src/accounts/services.js';
 import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from '../../src/capture/engine.js';
 import type { Timings } from '../../src/capture/timings.js';
 import { openSqlite } from '../../src/db/sqlite.js';
 import { createApp } from '../../src/http/app.js';
+import type { FileStore } from '../../src/storage/file-store.js';
 import { CONTENT_TYPES, type Format } from '../../src/options/formats.js';
 import type { TakeOptions } from '../../src/options/schema.js';
 
@@ -120,6 +124,18 @@ export interface TestAppOverrides {
   logger?: Logger;
   countries?: string[];
   version?: string;
+  /** Plans in force (default: DESIGN.md's). */
+  plans?: Plans;
+  /** The plan of the test key's account; by default the key is the operator's (plan scale). */
+  plan?: string;
+  /** The meter's clock (quota periods). */
+  clock?: () => Date;
+  trustProxy?: boolean;
+  /** Dashboard sign-ups (default open). */
+  signups?: boolean;
+  /** Where upload=1 stores captures (default: none, upload answers 501). */
+  store?: FileStore;
+  publicUrl?: string;
 }
 
 export interface TestApp {
@@ -130,22 +146,43 @@ export interface TestApp {
   keys: SqliteKeyStore;
   engine: StubEngine;
   db: Database.Database;
+  /** Accounts, plans, usage and limits over the same in-memory database. */
+  accounts: AccountServices;
+  /** The account of the test key. */
+  account: Account;
 }
 
 /** The HTTP app over an in-memory key store holding one key, a stub engine and a silent logger. */
 export async function buildTestApp(overrides: TestAppOverrides = {}): Promise<TestApp> {
   const db = openSqlite(':memory:');
   const keys = new SqliteKeyStore(db);
-  const { key, record } = await keys.create({ name: 'test' });
+  const accounts = createAccountServices({
+    db: keys.db,
+    keys,
+    plans: overrides.plans,
+    clock: overrides.clock,
+    signups: overrides.signups,
+  });
+  const account = overrides.plan
+    ? await accounts.accounts.create({ email: 'test@shutter.test', plan: overrides.plan }).then((r) => {
+        if (!r.ok) throw new Error(r.message);
+        return r.value;
+      })
+    : await accounts.accounts.ensureOperator();
+  const { key, record } = await keys.create({ name: 'test', accountId: account.id });
   const engine = overrides.engine ?? new StubEngine(overrides.stub);
   const logger = overrides.logger ?? pino({ level: 'silent' });
   const app = await createApp({
     engine,
     keys,
+    accounts,
     logger,
     version: overrides.version ?? 'test',
+    trustProxy: overrides.trustProxy ?? false,
     ...(overrides.countries ? { countries: overrides.countries } : {}),
+    ...(overrides.store ? { store: overrides.store } : {}),
+    ...(overrides.publicUrl ? { publicUrl: overrides.publicUrl } : {}),
   });
   await app.ready();
-  return { app, key, record, keys, engine, db };
+  return { app, key, record, keys, engine, db, accounts, account };
 }

@@ -2,15 +2,32 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.js';
 import { requireApiKey } from '../auth.js';
 
-/** GET /v1/status: who is calling and how the service is doing. */
+/** GET /v1/status: who is calling, what the plan allows and has left, and how the service is doing. */
 export function statusRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get('/v1/status', { preHandler: requireApiKey(deps.keys) }, async (request) => {
-    const key = request.apiKey!;
+  app.get('/v1/status', { preHandler: requireApiKey(deps.accounts) }, async (request) => {
+    const { key, account, plan } = request.caller!;
+    const { rate, used, period } = request.admission!;
     const engine = deps.engine.status();
     return {
       status: 'ok',
       version: deps.version,
       key: { id: key.id, name: key.name, prefix: key.prefix, created_at: key.createdAt, last_used_at: key.lastUsedAt },
+      plan: {
+        name: plan.name,
+        keys_allowed: plan.maxKeys,
+        monthly_quota: plan.monthlyQuota,
+        rate_per_minute: plan.ratePerMinute,
+        concurrency: plan.concurrency,
+      },
+      usage: {
+        period_start: period.start.toISOString(),
+        period_end: period.end.toISOString(),
+        used,
+        limit: plan.monthlyQuota,
+        remaining: Math.max(0, plan.monthlyQuota - used),
+      },
+      rate_limit: { limit: rate.limit, remaining: rate.remaining, reset: rate.resetSeconds },
+      concurrency: { limit: plan.concurrency, in_use: await deps.accounts.limits.concurrency.inUse(account.id) },
       service: { browser: engine.browser ?? null, pool: engine.pool },
       countries: deps.countries ?? [],
     };

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../../capture/engine.js';
 import { Timings } from '../../capture/timings.js';
 import { AppError } from '../../errors/app-error.js';
@@ -8,24 +8,31 @@ import { parseTakeOptions } from '../../options/parse-take-options.js';
 import type { TakeOptions } from '../../options/schema.js';
 import type { AppDeps } from '../app.js';
 import { requireApiKey } from '../auth.js';
+import { chargeCapture } from '../metering.js';
 import { contentDisposition } from '../content-disposition.js';
+import { sendStored, storeCapture } from '../upload.js';
 
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const authenticate = requireApiKey(deps.keys);
+  const authenticate = requireApiKey(deps.accounts);
   const context = { countries: deps.countries ?? [] };
 
-  const take = async (raw: Record<string, unknown>, apiKeyId: string, reply: FastifyReply) => {
+  const take = async (raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => {
     const options = parseTakeOptions(raw, context);
     const timings = new Timings();
-    const result = await deps.engine.capture(options, timings);
-    deps.keys.touch(apiKeyId);
+    // Counted against the plan's concurrency and quota; charged only when the capture (and its upload) succeeds.
+    const { result, stored } = await chargeCapture(deps.accounts, reply, async () => {
+      const captured = await deps.engine.capture(options, timings);
+      return { result: captured, stored: options.upload ? await storeCapture(deps.store, options, captured) : undefined };
+    });
+    deps.keys.touch(request.apiKey!.id);
+    if (stored) return sendStored(request, reply, result, stored, deps.publicUrl);
     return sendCapture(reply, options, result, timings);
   };
 
   // HEAD would render a whole capture only to drop the body.
   app.get('/v1/take', { preHandler: authenticate, exposeHeadRoute: false }, (request, reply) =>
-    take(request.query as Record<string, unknown>, request.apiKey!.id, reply),
+    take(request.query as Record<string, unknown>, request, reply),
   );
 
   app.post('/v1/take', { preHandler: authenticate }, (request, reply) => {
@@ -34,7 +41,7 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
       throw new AppError('invalid_json', 'the body must be a JSON object of parameters');
     }
     const body = (request.body ?? {}) as Record<string, unknown>;
-    return take({ ...(request.query as Record<string, unknown>), ...body }, request.apiKey!.id, reply);
+    return take({ ...(request.query as Record<string, unknown>), ...body }, request, reply);
   });
 }
 

@@ -1,0 +1,74 @@
+import type { Db } from '../db/database.js';
+import { createLimits, type Limits } from '../ratelimit/limits.js';
+import { Meter } from '../ratelimit/meter.js';
+import type { RedisHandle } from '../ratelimit/redis.js';
+import { AccountStore } from './account-store.js';
+import { KeyManager } from './key-manager.js';
+import type { KeyStore } from './key-store.js';
+import { KyselyKeyStore } from './kysely-key-store.js';
+import { Plans } from './plans.js';
+import { SessionStore } from './session-store.js';
+import { UsageStore } from './usage-store.js';
+
+/** Accounts, keys, usage, sessions and limits over one database (and Redis, when configured). */
+export interface AccountServices {
+  readonly db: Db;
+  readonly plans: Plans;
+  readonly accounts: AccountStore;
+  readonly keys: KeyStore;
+  readonly keyManager: KeyManager;
+  readonly usage: UsageStore;
+  readonly sessions: SessionStore;
+  readonly limits: Limits;
+  readonly meter: Meter;
+  /** Whether the dashboard lets anyone sign up. */
+  readonly signups: boolean;
+  /** Closes Redis and the database. */
+  close(): Promise<void>;
+}
+
+/** What the services are built from; everything but the database has a default. */
+export interface AccountServicesInput {
+  db: Db;
+  plans?: Plans;
+  redis?: RedisHandle | undefined;
+  /** The key store to use (one over `db` by default). */
+  keys?: KeyStore;
+  limits?: Limits;
+  signups?: boolean;
+  clock?: () => Date;
+}
+
+/** Wires the stores and limits; default plans, in-memory limits, sign-ups open unless told otherwise. */
+export function createAccountServices(input: AccountServicesInput): AccountServices {
+  const { db, redis } = input;
+  const plans = input.plans ?? new Plans();
+  const limits = input.limits ?? createLimits({ db, redis });
+  return {
+    db,
+    plans,
+    accounts: new AccountStore(db),
+    keys: input.keys ?? new KyselyKeyStore(db),
+    keyManager: new KeyManager(db, plans),
+    usage: new UsageStore(db),
+    sessions: new SessionStore(db),
+    limits,
+    meter: new Meter(limits, input.clock),
+    signups: input.signups ?? true,
+    async close() {
+      await redis?.close();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * Services over a bare key store, for apps built from `{ keys }` alone (tests, the benchmark):
+ * the store's database, default plans, in-memory limits.
+ */
+export function accountServicesFor(keys: KeyStore): AccountServices {
+  if (!(keys instanceof KyselyKeyStore)) {
+    throw new Error('createApp needs deps.accounts unless deps.keys is a KyselyKeyStore (SqliteKeyStore)');
+  }
+  return createAccountServices({ db: keys.db, keys });
+}

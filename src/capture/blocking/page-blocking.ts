@@ -1,0 +1,45 @@
+import type { FiltersEngine } from '@ghostery/adblocker';
+import type { Page } from 'playwright-core';
+import { AppError } from '../../errors/app-error.js';
+import type { TakeOptions } from '../../options/schema.js';
+import { hideAds } from './ad-cosmetics.js';
+import type { AdblockEngineStore } from './adblock-engine.js';
+import { CHAT_HIDING_CSS } from './chat-providers.js';
+import { rejectCookieBanners } from './cookie-banners.js';
+import { blockRequests } from './request-blocking.js';
+
+/**
+ * block_ads, block_cookie_banners and block_chats for one page, in two halves: request
+ * blocking must be in place before navigation; hiding and consent handling act on the loaded page.
+ */
+export class PageBlocking {
+  private engine?: FiltersEngine;
+
+  constructor(
+    private readonly page: Page,
+    private readonly options: TakeOptions,
+    private readonly adblock: AdblockEngineStore | undefined,
+  ) {}
+
+  get active(): boolean {
+    return this.options.block_ads || this.options.block_chats || this.options.block_cookie_banners;
+  }
+
+  /** Before navigation: ad, tracker and chat requests never leave the browser. */
+  async beforeNavigation(): Promise<void> {
+    if (this.options.block_ads) {
+      this.engine = await this.adblock?.engine();
+      if (!this.engine) {
+        throw new AppError('not_implemented', 'block_ads is unavailable: no ad-block filter list could be loaded on this server');
+      }
+    }
+    if (this.engine || this.options.block_chats) await blockRequests(this.page, this.engine, this.options.block_chats);
+  }
+
+  /** After the waits, before the capture: refuse consent, then hide what is left. */
+  async afterLoad(): Promise<void> {
+    if (this.options.block_cookie_banners) await rejectCookieBanners(this.page);
+    if (this.options.block_chats) await this.page.addStyleTag({ content: CHAT_HIDING_CSS });
+    if (this.engine) await hideAds(this.page, this.engine);
+  }
+}

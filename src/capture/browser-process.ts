@@ -1,0 +1,88 @@
+import { chromium, type Browser, type CDPSession } from 'playwright-core';
+
+/** A launched Chromium with what the pool needs to watch it and, if it hangs, to kill it. */
+export interface BrowserProcess {
+  browser: Browser;
+  /** The browser process id (not the launcher's shell wrapper), when Chromium reported it. */
+  pid: number | undefined;
+  /** A browser-level DevTools session, kept for health probes. */
+  cdp: CDPSession;
+}
+
+export interface LaunchOptions {
+  executablePath: string;
+  args: string[];
+  timeoutMs?: number;
+}
+
+/** Launches Chromium and asks it for its own process id. */
+export async function launchBrowserProcess(options: LaunchOptions): Promise<BrowserProcess> {
+  const browser = await chromium.launch({
+    executablePath: options.executablePath,
+    args: options.args,
+    // The service handles its own signals; Playwright must not kill the browser under it.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    timeout: options.timeoutMs ?? 30_000,
+  });
+  try {
+    const cdp = await browser.newBrowserCDPSession();
+    return { browser, cdp, pid: await browserPid(cdp) };
+  } catch (error) {
+    await browser.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Debian's /usr/bin/chromium-headless-shell is a shell script that does not exec, so the process
+ * Playwright started is not Chromium; Chromium itself says which process is the browser.
+ */
+async function browserPid(cdp: CDPSession): Promise<number | undefined> {
+  try {
+    const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as { processInfo: Array<{ type: string; id: number }> };
+    return processInfo.find((p) => p.type === 'browser')?.id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the browser answers a trivial DevTools call within the time limit. */
+export async function isResponsive(proc: BrowserProcess, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([proc.cdp.send('Browser.getVersion').then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** SIGKILL: for a browser that stopped answering; Playwright then reports it disconnected. */
+export function killBrowserProcess(proc: BrowserProcess): void {
+  if (proc.pid === undefined) return;
+  try {
+    process.kill(proc.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Closes the browser politely, and kills it if that does not finish in time (a hung browser never answers). */
+export async function closeBrowserProcess(proc: BrowserProcess, timeoutMs = 5_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    proc.browser.close().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!closed) killBrowserProcess(proc);
+}

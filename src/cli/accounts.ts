@@ -1,0 +1,48 @@
+import { parseArgs } from './args.js';
+import { accountFor, CliRefusal, planNamed, withAccounts } from './cli-accounts.js';
+
+const USAGE = `usage: shutter accounts create --email E [--plan P]   create an account and its first key (alone on the last line)
+       shutter accounts list                          one account per line, its id first
+       shutter accounts set-plan --email E --plan P   move an account to another plan`;
+
+/** `shutter accounts create|list|set-plan`: operator account management. */
+export async function accounts(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const { options } = parseArgs(rest, { e: 'email', p: 'plan' });
+  const needsEmail = command === 'create' || command === 'set-plan';
+  if (!['create', 'list', 'set-plan'].includes(command ?? '') || (needsEmail && !options.email) || (command === 'set-plan' && !options.plan)) {
+    console.error(USAGE);
+    return 2;
+  }
+  return withAccounts(async (services) => {
+    switch (command) {
+      case 'create': {
+        const plan = planNamed(services, options.plan ?? 'free');
+        const created = await services.accounts.create({ email: options.email!, plan });
+        if (!created.ok) throw new CliRefusal(created.message);
+        const account = created.value;
+        const issued = await services.keyManager.issue(account, options.name ?? 'default');
+        if (!issued.ok) throw new CliRefusal(issued.message);
+        console.error(`created account ${account.id} (${account.email}, plan ${plan}) and key ${issued.value.record.id}; the key is shown only this once`);
+        console.log(issued.value.key);
+        return 0;
+      }
+      case 'list':
+        for (const a of await services.accounts.list()) {
+          console.log([a.id, a.email, a.plan, `${a.activeKeys} active key${a.activeKeys === 1 ? '' : 's'}`, a.createdAt].join('  '));
+        }
+        return 0;
+      default: {
+        const plan = planNamed(services, options.plan!);
+        const account = await accountFor(services, options.email);
+        await services.accounts.setPlan(account.id, plan);
+        const keys = await services.keys.countActive(account.id);
+        const max = services.plans.resolve(plan).maxKeys;
+        console.error(`${account.email}: plan ${account.plan} → ${plan}`);
+        // Existing keys keep working; the limit only stops new ones.
+        if (keys > max) console.error(`note: the account holds ${keys} active keys, more than the ${max} of plan ${plan}; no new key until some are revoked`);
+        return 0;
+      }
+    }
+  });
+}

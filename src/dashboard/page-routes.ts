@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { dayOf, periodOf } from '../accounts/period.js';
+import type { AccountServices } from '../accounts/services.js';
+import type { DayUsage } from '../accounts/usage-store.js';
+import { PLAYGROUND_JS, STYLE_CSS } from './assets.js';
+import { sendPage, signedIn } from './forms.js';
+import { overviewPage } from './pages/overview-page.js';
+import { playgroundPage } from './pages/playground-page.js';
+
+/** Every day from `from` to `to` (YYYY-MM-DD, inclusive) with its captures, zeros included. */
+export function fillDays(from: string, to: string, known: DayUsage[]): DayUsage[] {
+  const counts = new Map(known.map((d) => [d.day, d.captures]));
+  const days: DayUsage[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000) {
+    const day = dayOf(new Date(t));
+    days.push({ day, captures: counts.get(day) ?? 0 });
+  }
+  return days;
+}
+
+/** The overview, the playground and the static assets. */
+export function pageRoutes(app: FastifyInstance, services: AccountServices): void {
+  app.get('/', async (request, reply) => {
+    const user = await signedIn(request, reply, services);
+    if (!user) return reply;
+    const { account } = user;
+    const now = new Date();
+    const period = periodOf(now);
+    const from = dayOf(period.start);
+    const today = dayOf(now);
+    const [used, perDay, perKey, keys] = await Promise.all([
+      services.limits.quota.used(account.id, period),
+      services.usage.perDay(account.id, from, today),
+      services.usage.perKey(account.id, from, today),
+      services.keys.list(account.id),
+    ]);
+    return sendPage(
+      reply,
+      200,
+      overviewPage({
+        account,
+        csrf: user.session.csrf,
+        plan: services.plans.resolve(account.plan),
+        period,
+        used,
+        activeKeys: keys.filter((k) => !k.revokedAt).length,
+        days: fillDays(from, today, perDay),
+        perKey,
+        keys,
+      }),
+    );
+  });
+
+  app.get('/playground', async (request, reply) => {
+    const user = await signedIn(request, reply, services);
+    if (!user) return reply;
+    return sendPage(reply, 200, playgroundPage({ account: user.account, csrf: user.session.csrf }));
+  });
+
+  app.get('/assets/style.css', async (_request, reply) =>
+    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLE_CSS),
+  );
+  app.get('/assets/playground.js', async (_request, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PLAYGROUND_JS),
+  );
+}

@@ -1,0 +1,70 @@
+/** Row shapes of every table, as Kysely sees them. Timestamps are ISO-8601 UTC text in both dialects. */
+export interface Tables {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  usage_daily: UsageDailyTable;
+  quota_usage: QuotaUsageTable;
+  quota_reservations: QuotaReservationsTable;
+  sessions: SessionsTable;
+}
+
+/** One customer (or the operator): the plan and the dashboard login. */
+export interface AccountsTable {
+  id: string;
+  /** Lower-cased. */
+  email: string;
+  /** `scrypt$…`; null for accounts that cannot log in to the dashboard (the operator's). */
+  password_hash: string | null;
+  plan: string;
+  created_at: string;
+}
+
+/** API keys; only the SHA-256 hash of the secret is stored. */
+export interface ApiKeysTable {
+  id: string;
+  /** Null only on rows from before accounts existed, until migration 2 assigns them. */
+  account_id: string | null;
+  name: string;
+  prefix: string;
+  last4: string;
+  hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** Successful captures per key per UTC day. */
+export interface UsageDailyTable {
+  key_id: string;
+  account_id: string;
+  /** YYYY-MM-DD */
+  day: string;
+  captures: number;
+}
+
+/** Successful captures per account per quota period: the durable side of the quota. */
+export interface QuotaUsageTable {
+  account_id: string;
+  /** YYYY-MM */
+  period: string;
+  used: number;
+}
+
+/** Captures in flight that hold a unit of quota until they are committed or released. */
+export interface QuotaReservationsTable {
+  id: string;
+  account_id: string;
+  period: string;
+  /** A reservation of a crashed instance stops counting after this. */
+  expires_at: string;
+}
+
+/** Dashboard log-ins; the cookie holds a secret whose SHA-256 hash is the id. */
+export interface SessionsTable {
+  id_hash: string;
+  account_id: string;
+  /** The CSRF token every form of this session must carry. */
+  csrf: string;
+  created_at: string;
+  expires_at: string;
+}

@@ -1,0 +1,88 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { Cidr } from './cidr.js';
+import { endpointKeyOfUrl, type EndpointOutcome } from './endpoint-log.js';
+import { EgressGate } from './egress-gate.js';
+import { handleForward } from './proxy-forward.js';
+import { handleConnect } from './proxy-tunnel.js';
+import { systemResolver, type Resolver } from './resolver.js';
+
+export interface EgressProxyOptions {
+  /** SHUTTER_ALLOWED_PRIVATE_NETWORKS: the only non-public networks a page may reach. */
+  allowed: readonly Cidr[];
+  /** How host names are resolved; tests inject a table (e.g. ads.example → a local fixture server). */
+  resolve?: Resolver;
+  logger: Logger;
+}
+
+/**
+ * The in-process forward proxy Chromium is launched behind (`--proxy-server`, loopback not
+ * bypassed). Every request a page makes — documents, redirects, subresources, fetch, WebSockets,
+ * workers — arrives here as CONNECT or an absolute-form http request, is resolved once, checked
+ * against the address policy and sent to the checked address. Listens on 127.0.0.1 only.
+ */
+export class EgressProxy {
+  private server?: Server;
+  private listening?: Promise<string>;
+  private readonly sockets = new Set<Socket>();
+  private readonly gate: EgressGate;
+
+  constructor(options: EgressProxyOptions) {
+    this.gate = new EgressGate({
+      allowed: options.allowed,
+      resolve: options.resolve ?? systemResolver,
+      logger: options.logger,
+      ownPort: () => (this.server?.address() as AddressInfo | null)?.port,
+    });
+  }
+
+  /** Starts listening (once) and returns the proxy URL for `--proxy-server`. */
+  listen(): Promise<string> {
+    this.listening ??= this.start();
+    return this.listening;
+  }
+
+  /** Why the proxy recently did not connect a page to this URL's endpoint, if it did not. */
+  outcomeOf(url: string): EndpointOutcome | undefined {
+    const key = endpointKeyOfUrl(url);
+    return key === undefined ? undefined : this.gate.outcomes.get(key);
+  }
+
+  /** Connections refused since start, for tests and metrics. */
+  get refusedCount(): number {
+    return this.gate.refused;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.listening = undefined;
+    this.gate.close();
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async start(): Promise<string> {
+    // Chromium's headers can be large (cookies); the limit only guards against a runaway peer.
+    const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 0, keepAliveTimeout: 30_000 });
+    server.on('connection', (socket: Socket) => {
+      socket.setNoDelay(true);
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+    server.on('request', (request, response) => {
+      handleForward(this.gate, request, response).catch(() => response.destroy());
+    });
+    server.on('connect', (request, client, head) => {
+      handleConnect(this.gate, request, client, head).catch(() => client.destroy());
+    });
+    server.on('clientError', (_error, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+}

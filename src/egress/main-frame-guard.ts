@@ -1,0 +1,47 @@
+import type { Page, Request } from 'playwright-core';
+import { AppError } from '../errors/app-error.js';
+import type { EndpointOutcome } from './endpoint-log.js';
+import { bareHost } from './resolver.js';
+
+/** What the guard needs from the egress proxy. */
+export interface OutcomeRecord {
+  outcomeOf(url: string): EndpointOutcome | undefined;
+}
+
+/** Explains a failed main-document load; see guardMainFrame. */
+export interface MainFrameGuard {
+  /** Throws 403 target_forbidden if the proxy refused a navigation of the main frame. */
+  check(): void;
+  /** For a failed navigation: 403 if the proxy refused it, 422 naming the real network error, else the error as is. */
+  rethrow(error: unknown): never;
+}
+
+/**
+ * The proxy refuses a forbidden endpoint for every page; only here is it known whether the
+ * refused request was the page's own document (a redirect, a meta refresh, a script navigation):
+ * then the capture fails with 403 target_forbidden. Subresources stay blocked and the capture goes
+ * on. Chromium only sees that the proxy gave up, so the network error the proxy met (connection
+ * refused, timed out…) is put back into the 422 message. Only failed requests are watched.
+ */
+export function guardMainFrame(page: Page, egress: OutcomeRecord): MainFrameGuard {
+  let failure: { host: string; outcome: EndpointOutcome } | undefined;
+  page.on('requestfailed', (request: Request) => {
+    if (failure?.outcome === 'forbidden' || !request.isNavigationRequest() || request.frame() !== page.mainFrame()) return;
+    const outcome = egress.outcomeOf(request.url());
+    if (outcome) failure = { host: bareHost(new URL(request.url()).hostname), outcome };
+  });
+  const check = () => {
+    if (failure?.outcome !== 'forbidden') return;
+    throw new AppError('target_forbidden', `the page or a redirect led to ${failure.host}, which resolves to an address that is not allowed`);
+  };
+  return {
+    check,
+    rethrow(error: unknown): never {
+      check();
+      if (failure && error instanceof AppError && error.code === 'navigation_failed') {
+        throw new AppError('navigation_failed', `the page could not be loaded (${failure.outcome})`);
+      }
+      throw error;
+    },
+  };
+}

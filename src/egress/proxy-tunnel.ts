@@ -1,0 +1,55 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { EgressGate } from './egress-gate.js';
+import { connectToChecked } from './upstream.js';
+
+/**
+ * CONNECT host:port — how Chromium sends https and every WebSocket (ws and wss) through a proxy.
+ * The tunnel is opened to the checked address only; TLS stays end to end between page and site.
+ */
+export async function handleConnect(gate: EgressGate, request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+  client.on('error', () => client.destroy());
+  const target = parseAuthority(request.url ?? '');
+  if (!target) {
+    client.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  const addresses = await gate.check(target.host, target.port);
+  if (!addresses) {
+    // Chromium turns any non-200 CONNECT answer into net::ERR_TUNNEL_CONNECTION_FAILED.
+    client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  if (client.destroyed) return;
+  let upstream;
+  try {
+    upstream = await connectToChecked(addresses, target.port, gate.connectTimeoutMs);
+  } catch (error) {
+    gate.failed(target.host, target.port, error);
+    client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  gate.reached(target.host, target.port);
+  if (client.destroyed) {
+    upstream.destroy();
+    return;
+  }
+  gate.track(upstream);
+  upstream.on('error', () => client.destroy());
+  client.on('error', () => upstream.destroy());
+  client.on('close', () => upstream.destroy());
+  upstream.on('close', () => client.destroy());
+  client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+  if (head.length > 0) upstream.write(head);
+  client.pipe(upstream);
+  upstream.pipe(client);
+}
+
+/** `host:port` or `[v6]:port` as sent in a CONNECT request line; port is required. */
+export function parseAuthority(authority: string): { host: string; port: number } | undefined {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/?#[\]@]+):(\d{1,5})$/.exec(authority);
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) return undefined;
+  return { host: match[1]!, port };
+}

@@ -1,0 +1,45 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CaptureResult } from '../capture/engine.js';
+import { AppError } from '../errors/app-error.js';
+import { withExtension } from '../options/attachment-name.js';
+import { EXTENSIONS } from '../options/formats.js';
+import type { TakeOptions } from '../options/schema.js';
+import type { FileStore, StoredFile } from '../storage/file-store.js';
+
+/** Stores a capture for upload=1; a store that fails is a 502 (and the capture is not charged). */
+export async function storeCapture(store: FileStore | undefined, options: TakeOptions, result: CaptureResult): Promise<StoredFile> {
+  if (!store) throw new AppError('not_implemented', 'upload is not configured on this server');
+  const extension = EXTENSIONS[result.format];
+  try {
+    return await store.put({
+      body: result.body,
+      contentType: result.contentType,
+      extension,
+      ...(options.attachment_name ? { downloadName: withExtension(options.attachment_name, extension) } : {}),
+    });
+  } catch {
+    throw new AppError('storage_failed', 'the capture could not be stored; retry shortly', { retryAfterSeconds: 5 });
+  }
+}
+
+/** The upload=1 answer: `{ url, expires_at, format, content_type, size, request_id }`. */
+export function sendStored(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  result: CaptureResult,
+  stored: StoredFile,
+  publicUrl: string | undefined,
+) {
+  // The local store gives a path on this service; make it absolute for the caller.
+  const base = publicUrl ?? `${request.protocol}://${request.host}`;
+  const url = stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url;
+  if (result.truncated) reply.header('x-shutter-truncated', result.truncated);
+  return reply.header('cache-control', 'no-store').send({
+    url,
+    expires_at: stored.expiresAt?.toISOString() ?? null,
+    format: result.format,
+    content_type: result.contentType,
+    size: result.body.length,
+    request_id: request.id,
+  });
+}

@@ -1,0 +1,31 @@
+import type { Period } from '../accounts/period.js';
+
+/** A unit of quota held by a capture in flight. */
+export interface Reservation {
+  id: string;
+  accountId: string;
+  keyId: string;
+  period: Period;
+}
+
+/** The answer to a reservation: granted, or why not (used up, or held by captures in flight). */
+export type QuotaDecision =
+  | { granted: true; reservation: Reservation; used: number }
+  | { granted: false; used: number; inFlight: number };
+
+/**
+ * The monthly quota, exact under concurrency and across instances: a capture reserves a unit before
+ * it starts, commits it when it succeeded (then it counts) or releases it when it failed (then it
+ * does not). `used + in flight` never passes the limit, so a quota of N admits exactly N successes.
+ */
+export interface QuotaStore {
+  reserve(input: { accountId: string; keyId: string; limit: number; period: Period; now: Date }): Promise<QuotaDecision>;
+  /** Counts the capture (also per key per day); returns the account's count for the period after it. */
+  commit(reservation: Reservation, now: Date): Promise<number>;
+  release(reservation: Reservation): Promise<void>;
+  /** Successful captures of the account in the period. */
+  used(accountId: string, period: Period): Promise<number>;
+}
+
+/** A reservation of a crashed instance stops holding quota after this (longer than any capture may run). */
+export const RESERVATION_TTL_MS = 10 * 60 * 1000;
