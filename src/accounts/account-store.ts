@@ -100,6 +100,12 @@ export class AccountStore {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Sets the account's password (an scrypt hash from hashPassword), so it can log in to the dashboard. */
+  async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
+    const result = await this.db.kysely.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', id).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   /** The operator's account, created on plan `scale` the first time it is needed. */
   async ensureOperator(): Promise<Account> {
     const existing = await this.findByEmail(OPERATOR_EMAIL);

@@ -1,16 +1,18 @@
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../accounts/password.js';
 import { parseArgs } from './args.js';
 import { accountFor, CliRefusal, planNamed, withAccounts } from './cli-accounts.js';
 
 const USAGE = `usage: shutter accounts create --email E [--plan P]   create an account and its first key (alone on the last line)
        shutter accounts list                          one account per line, its id first
-       shutter accounts set-plan --email E --plan P   move an account to another plan`;
+       shutter accounts set-plan --email E --plan P   move an account to another plan
+       shutter accounts set-password --email E        read a dashboard password from standard input`;
 
-/** `shutter accounts create|list|set-plan`: operator account management. */
+/** `shutter accounts create|list|set-plan|set-password`: operator account management. */
 export async function accounts(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { options } = parseArgs(rest, { e: 'email', p: 'plan' });
-  const needsEmail = command === 'create' || command === 'set-plan';
-  if (!['create', 'list', 'set-plan'].includes(command ?? '') || (needsEmail && !options.email) || (command === 'set-plan' && !options.plan)) {
+  const needsEmail = command === 'create' || command === 'set-plan' || command === 'set-password';
+  if (!['create', 'list', 'set-plan', 'set-password'].includes(command ?? '') || (needsEmail && !options.email) || (command === 'set-plan' && !options.plan)) {
     console.error(USAGE);
     return 2;
   }
@@ -25,6 +27,17 @@ export async function accounts(argv: readonly string[]): Promise<number> {
         if (!issued.ok) throw new CliRefusal(issued.message);
         console.error(`created account ${account.id} (${account.email}, plan ${plan}) and key ${issued.value.record.id}; the key is shown only this once`);
         console.log(issued.value.key);
+        return 0;
+      }
+      case 'set-password': {
+        const account = await accountFor(services, options.email);
+        // From standard input, never from argv: arguments show in `ps` and shell history.
+        const password = (await readStdin()).replace(/\r?\n$/, '');
+        if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+          throw new CliRefusal(`the password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
+        }
+        await services.accounts.setPasswordHash(account.id, await hashPassword(password));
+        console.error(`${account.email} can now log in at /dashboard`);
         return 0;
       }
       case 'list':
@@ -45,4 +58,10 @@ export async function accounts(argv: readonly string[]): Promise<number> {
       }
     }
   });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

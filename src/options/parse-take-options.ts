@@ -28,6 +28,7 @@ export interface ParseContext {
 const TRANSPORT_PARAMETERS = new Set(['apikey']);
 
 const ECHO_MAX_CHARS = 200;
+const MAX_SUGGESTIONS = 20;
 
 type AddProblem = (code: ErrorCode, parameter: string, message: string, extra?: Partial<ErrorDetail>) => void;
 
@@ -68,11 +69,13 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
   };
 
   const known: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  let unknownCount = 0;
   for (const [key, value] of Object.entries(input)) {
     if ((PARAMETER_NAMES as string[]).includes(key)) {
       known[key] = value;
     } else {
-      const suggestion = didYouMean(key, PARAMETER_NAMES);
+      // Suggestions cost an edit distance per known name: a flood of unknown names gets them for the first few only.
+      const suggestion = unknownCount++ < MAX_SUGGESTIONS ? didYouMean(key, PARAMETER_NAMES) : undefined;
       add('unknown_parameter', key, `unknown parameter${suggestion ? `; did you mean ${suggestion}?` : ''}`, {
         ...(suggestion ? { suggestion } : {}),
       });

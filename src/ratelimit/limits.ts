@@ -15,6 +15,8 @@ export interface Limits {
   logins: RateLimiter;
   /** Where the limits live, for /readyz and the logs. */
   backend: 'memory' | 'redis';
+  /** Resolves when the backend answers (always, in memory). */
+  ping(): Promise<void>;
 }
 
 /**
@@ -29,5 +31,8 @@ export function createLimits(input: { db: Db; redis?: RedisHandle | undefined })
     quota: redis ? redisQuotaStore(redis, db) : sqlQuotaStore(db),
     logins: createRateLimiter('login', redis),
     backend: redis ? 'redis' : 'memory',
+    ping: async () => {
+      if (redis) await redis.client.ping();
+    },
   };
 }

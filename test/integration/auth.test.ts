@@ -207,10 +207,17 @@ describe('unauthenticated probes', () => {
   it('serves /readyz without a key and reports the engine state', async () => {
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', browser: true, database: true });
+    expect(ready.json()).toEqual({ status: 'ready', browser: true, database: true, limits: { backend: 'memory', ok: true } });
     t.engine.isReady = false;
     const notReady = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(notReady.statusCode).toBe(503);
-    expect(notReady.json()).toEqual({ status: 'not_ready', browser: false, database: true });
+    expect(notReady.json()).toMatchObject({ status: 'not_ready', browser: false, database: true });
+  });
+
+  it('/readyz fails when the limits backend (Redis) does not answer', async () => {
+    t.accounts.limits.ping = () => Promise.reject(new Error('ECONNREFUSED'));
+    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ status: 'not_ready', browser: true, limits: { ok: false } });
   });
 });

@@ -65,3 +65,18 @@ describe('SHUTTER_BOOTSTRAP_KEY', () => {
     expect(loadConfig({ SHUTTER_BOOTSTRAP_KEY: 'my-own-long-secret' }).SHUTTER_BOOTSTRAP_KEY).toBe('my-own-long-secret');
   });
 });
+
+describe('a flood of unknown parameters', () => {
+  it('gets "did you mean" work for the first 20 only, and every name reported', () => {
+    const raw: Record<string, unknown> = { url: 'https://example.com' };
+    // 100 distinct spellings of fullpage: each alone would earn the suggestion full_page.
+    for (let mask = 1; mask <= 100; mask++) {
+      raw[[...'fullpage'].map((c, i) => (mask & (1 << i) ? c.toUpperCase() : c)).join('')] = '1';
+    }
+    const error = failure(raw);
+    expect(error.code).toBe('unknown_parameter');
+    expect(error.extra.details).toHaveLength(100);
+    const suggested = error.extra.details!.filter((d) => d.suggestion === 'full_page');
+    expect(suggested).toHaveLength(20);
+  });
+});

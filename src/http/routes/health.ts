@@ -1,18 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.js';
 
-/** Unauthenticated probes: /healthz (the process answers), /readyz (a capture could start now). */
+/** Unauthenticated probes: /healthz (the process answers), /readyz (browser, database and limits backend answer). */
 export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const browser = deps.engine.ready();
-    let database = true;
-    try {
-      await deps.keys.countActive();
-    } catch {
-      database = false;
-    }
-    const ready = browser && database;
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', browser, database });
+    const [database, limits] = await Promise.all([
+      answers(() => deps.keys.countActive()),
+      answers(() => deps.accounts.limits.ping()),
+    ]);
+    const ready = browser && database && limits;
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not_ready', browser, database, limits: { backend: deps.accounts.limits.backend, ok: limits } });
   });
+}
+
+/** True when the check answers within 2 s: a probe must not hang on a stuck backend. */
+async function answers(check: () => Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([check(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 2_000)))]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
 }
