@@ -175,12 +175,8 @@ export class BrowserPool {
     clearInterval(this.healthTimer);
     await this.launching?.catch(() => undefined);
     this.current = undefined;
-    await Promise.all(
-      [...this.live].map(async (gen) => {
-        await this.dropSpare(gen);
-        await this.closeGeneration(gen);
-      }),
-    );
+    // Closing a browser closes its contexts, the spare's included; nothing else is awaited.
+    await Promise.all([...this.live].map((gen) => this.closeGeneration(gen)));
     await this.options.egress?.close();
   }
 
