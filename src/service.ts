@@ -19,16 +19,17 @@ export interface EngineOverrides {
   adblock?: AdblockEngineStore;
 }
 
-/** The block_ads filter engine, cached under the data dir; loading starts at once, in the background. */
+/**
+ * The block_ads filter engine, cached under the data dir. Nothing is read until the first
+ * block_ads capture; `serve` loads it before listening (parsing blocks the event loop ~1 s once).
+ */
 export function createAdblockStore(config: Config, logger: Logger): AdblockEngineStore {
-  const store = new AdblockEngineStore({
+  return new AdblockEngineStore({
     lists: config.SHUTTER_ADBLOCK_LISTS,
     cacheDir: join(config.SHUTTER_DATA_DIR, 'adblock'),
     refreshHours: config.SHUTTER_ADBLOCK_REFRESH_HOURS,
     logger,
   });
-  store.start();
-  return store;
 }
 
 /** A Chromium engine configured from SHUTTER_* settings (not started). */

@@ -2,7 +2,7 @@ import { createApp } from '../http/app.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../observability/logger.js';
 import { ensureBootstrapKey } from '../accounts/bootstrap.js';
-import { createEngine, openAccountServices } from '../service.js';
+import { createAdblockStore, createEngine, openAccountServices } from '../service.js';
 import { createStore } from '../storage/create-store.js';
 import { VERSION } from '../version.js';
 
@@ -21,7 +21,12 @@ export async function serve(): Promise<void> {
     if (record.revokedAt) logger.warn({ keyId: record.id }, 'SHUTTER_BOOTSTRAP_KEY was revoked and stays revoked');
     else logger.info({ keyId: record.id }, 'bootstrap API key is ready on the operator account (SHUTTER_BOOTSTRAP_KEY)');
   }
-  const engine = createEngine(config, logger);
+  // The filter engine is ready before the first request: building it (first start only, then it is
+  // cached) blocks the event loop for about a second, which must not happen under traffic.
+  const adblock = createAdblockStore(config, logger);
+  adblock.start();
+  await adblock.engine();
+  const engine = createEngine(config, logger, { adblock });
   await engine.start();
   const store = await createStore(config, logger);
   const app = await createApp({

@@ -29,9 +29,8 @@ export class AdblockEngineStore {
 
   constructor(private readonly options: AdblockEngineOptions) {}
 
-  /** Starts loading in the background, and schedules refreshes of URL lists. */
+  /** Schedules refreshes of URL lists (loading itself happens on the first engine() call). */
   start(): void {
-    void this.engine();
     const hasUrls = this.options.lists.some((l) => /^https?:/i.test(l));
     if (hasUrls && this.options.refreshHours > 0) {
       this.timer = setInterval(() => void this.refresh(), this.options.refreshHours * 3_600_000);
