@@ -4,6 +4,7 @@ import { AdblockEngineStore } from './capture/blocking/adblock-engine.js';
 import { findChromium } from './capture/chromium-path.js';
 import { ChromiumEngine } from './capture/chromium-engine.js';
 import type { Config } from './config/schema.js';
+import { CountryProxies } from './egress/country-proxies.js';
 import { EgressProxy } from './egress/egress-proxy.js';
 import { systemResolver, type Resolver } from './egress/resolver.js';
 import { createTargetCheck } from './egress/target-check.js';
@@ -43,7 +44,7 @@ export function createEngine(config: Config, logger: Logger, overrides: EngineOv
     maxCapturesPerBrowser: config.SHUTTER_BROWSER_MAX_CAPTURES,
     limits: { maxFullPageHeight: config.SHUTTER_MAX_FULL_PAGE_HEIGHT, maxPixels: config.SHUTTER_MAX_PIXELS },
     checkTarget: createTargetCheck(allowed, resolve),
-    egress: new EgressProxy({ allowed, resolve, logger }),
+    egress: new EgressProxy({ allowed, resolve, logger, countries: new CountryProxies(config.SHUTTER_PROXIES) }),
     jsHeapMb: config.SHUTTER_PAGE_MEMORY_MB,
     adblock: overrides.adblock ?? createAdblockStore(config, logger),
     logger,

@@ -67,7 +67,9 @@ export class ChromiumEngine implements CaptureEngine {
       if (options.url) await this.options.checkTarget(options.url);
       const release = await timings.measure('queue', () => this.limiter.acquire(deadline.signal));
       try {
-        return await this.pool.withPage(contextOptions(options, this.pool.version), ({ context, page }) =>
+        // ip_country_code: this context's requests leave through that country's egress listener.
+        const proxy = options.ip_country_code ? { server: await this.options.egress.listenFor(options.ip_country_code) } : undefined;
+        return await this.pool.withPage(contextOptions(options, this.pool.version, proxy), ({ context, page }) =>
           this.withDeadline(context, deadline.signal, options, () => this.run(context, page, options, timings, deadline.signal)),
         );
       } finally {

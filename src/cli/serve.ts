@@ -35,6 +35,7 @@ export async function serve(): Promise<void> {
     accounts,
     store,
     publicUrl: config.SHUTTER_PUBLIC_URL,
+    countries: [...config.SHUTTER_PROXIES.keys()].sort(),
     logger,
     version: VERSION,
     trustProxy: config.SHUTTER_TRUST_PROXY,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hasValidChecksum } from '../accounts/api-key.js';
 import { DEBIAN_LISTS } from '../capture/blocking/filter-lists.js';
 import { parseCidrList } from '../egress/cidr.js';
+import { parseProxyTable } from '../egress/country-proxies.js';
 
 const int = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`;
@@ -127,6 +128,20 @@ export const configSchema = z.object({
     .url({ error: 'must be a URL' })
     .optional()
     .describe('Public base URL of the bucket: links become <base>/<key> and do not expire, instead of presigned URLs.'),
+  SHUTTER_PROXIES: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseProxyTable(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    })
+    .describe(
+      'Per-country proxies for ip_country_code: JSON mapping a lowercase country code to a proxy URL or a list (round-robin), e.g. {"de":"http://user:pass@host:3128","us":["socks5://host:1080"]}.',
+    ),
   SHUTTER_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')

@@ -49,9 +49,10 @@ export class EgressGate {
     return undefined;
   }
 
-  /** Records why an allowed endpoint could not be reached, in Chromium's words. */
+  /** Records why an allowed endpoint could not be reached, in Chromium's words (or that a country proxy failed). */
   failed(host: string, port: number, error: unknown): void {
-    this.outcomes.record(endpointKey(host, port), netErrorName(error));
+    const proxy = (error as { code?: unknown } | null)?.code === 'EPROXY';
+    this.outcomes.record(endpointKey(host, port), proxy ? 'proxy_failed' : netErrorName(error));
   }
 
   /** An endpoint was reached: an earlier failure no longer explains anything. */

@@ -3,6 +3,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Cidr } from './cidr.js';
 import { endpointKeyOfUrl, type EndpointOutcome } from './endpoint-log.js';
+import type { CountryProxies } from './country-proxies.js';
+import { countryDialer, directDialer, type Dialer } from './dialers.js';
 import { EgressGate } from './egress-gate.js';
 import { handleForward } from './proxy-forward.js';
 import { handleConnect } from './proxy-tunnel.js';
@@ -13,6 +15,8 @@ export interface EgressProxyOptions {
   allowed: readonly Cidr[];
   /** How host names are resolved; tests inject a table (e.g. ads.example → a local fixture server). */
   resolve?: Resolver;
+  /** SHUTTER_PROXIES: per-country upstream proxies for ip_country_code. */
+  countries?: CountryProxies;
   logger: Logger;
 }
 
@@ -25,8 +29,11 @@ export interface EgressProxyOptions {
 export class EgressProxy {
   private server?: Server;
   private listening?: Promise<string>;
+  /** One more listener per country in use: the context of an ip_country_code capture is pointed at it. */
+  private readonly countryListeners = new Map<string, Promise<{ server: Server; url: string }>>();
   private readonly sockets = new Set<Socket>();
   private readonly gate: EgressGate;
+  private readonly countries?: CountryProxies;
 
   constructor(options: EgressProxyOptions) {
     this.gate = new EgressGate({
@@ -35,12 +42,31 @@ export class EgressProxy {
       logger: options.logger,
       ownPort: () => (this.server?.address() as AddressInfo | null)?.port,
     });
+    this.countries = options.countries;
   }
 
   /** Starts listening (once) and returns the proxy URL for `--proxy-server`. */
   listen(): Promise<string> {
-    this.listening ??= this.start();
+    this.listening ??= this.start(directDialer(this.gate)).then(({ server, url }) => {
+      this.server = server;
+      return url;
+    });
     return this.listening;
+  }
+
+  /**
+   * The proxy URL for a capture's context: the same checks, then out through a proxy of that
+   * country. Throws for a country without a configured proxy (the options check refuses those first).
+   */
+  async listenFor(country: string): Promise<string> {
+    const countries = this.countries;
+    if (!countries?.table.has(country)) throw new Error(`no proxy is configured for ${country}`);
+    let listener = this.countryListeners.get(country);
+    if (!listener) {
+      listener = this.start(countryDialer(this.gate, countries, country));
+      this.countryListeners.set(country, listener);
+    }
+    return (await listener).url;
   }
 
   /** Why the proxy recently did not connect a page to this URL's endpoint, if it did not. */
@@ -55,15 +81,16 @@ export class EgressProxy {
   }
 
   async close(): Promise<void> {
-    const server = this.server;
+    const servers = [this.server, ...(await Promise.all([...this.countryListeners.values()].map((l) => l.then((x) => x.server, () => undefined))))];
     this.server = undefined;
     this.listening = undefined;
+    this.countryListeners.clear();
     this.gate.close();
     for (const socket of this.sockets) socket.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await Promise.all(servers.map((server) => server && new Promise<void>((resolve) => server.close(() => resolve()))));
   }
 
-  private async start(): Promise<string> {
+  private async start(dialer: Dialer): Promise<{ server: Server; url: string }> {
     // Chromium's headers can be large (cookies); the limit only guards against a runaway peer.
     const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 0, keepAliveTimeout: 30_000 });
     server.on('connection', (socket: Socket) => {
@@ -72,17 +99,16 @@ export class EgressProxy {
       socket.once('close', () => this.sockets.delete(socket));
     });
     server.on('request', (request, response) => {
-      handleForward(this.gate, request, response).catch(() => response.destroy());
+      handleForward(this.gate, dialer, request, response).catch(() => response.destroy());
     });
     server.on('connect', (request, client, head) => {
-      handleConnect(this.gate, request, client, head).catch(() => client.destroy());
+      handleConnect(this.gate, dialer, request, client, head).catch(() => client.destroy());
     });
     server.on('clientError', (_error, socket) => socket.destroy());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    this.server = server;
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
   }
 }

@@ -6,7 +6,7 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:
  * Why the proxy did not connect a page to an endpoint: refused by the address policy, or a
  * network error in Chromium's own vocabulary (the proxy hides the real one from Chromium).
  */
-export type EndpointOutcome = 'forbidden' | NetErrorName;
+export type EndpointOutcome = 'forbidden' | 'proxy_failed' | NetErrorName;
 
 /** The Chromium net error names the proxy can stand for. */
 export type NetErrorName =

@@ -38,6 +38,9 @@ export function guardMainFrame(page: Page, egress: OutcomeRecord): MainFrameGuar
     check,
     rethrow(error: unknown): never {
       check();
+      if (failure?.outcome === 'proxy_failed') {
+        throw new AppError('proxy_failed', 'the proxy for ip_country_code failed to load the page; retry shortly', { retryAfterSeconds: 5 });
+      }
       if (failure && error instanceof AppError && error.code === 'navigation_failed') {
         throw new AppError('navigation_failed', `the page could not be loaded (${failure.outcome})`);
       }

@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Dialer } from './dialers.js';
 import type { EgressGate } from './egress-gate.js';
 
 /** Hop-by-hop headers: they describe the client→proxy connection and are never forwarded. */
@@ -18,7 +19,7 @@ const HOP_BY_HOP = new Set([
  * A plain-http request in absolute form (`GET http://host/path`). It is sent to the checked
  * address with the Host header taken from the URL, so what was checked is what is reached.
  */
-export async function handleForward(gate: EgressGate, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function handleForward(gate: EgressGate, dialer: Dialer, request: IncomingMessage, response: ServerResponse): Promise<void> {
   let url: URL | undefined;
   try {
     url = new URL(request.url ?? '');
@@ -39,15 +40,18 @@ export async function handleForward(gate: EgressGate, request: IncomingMessage, 
     request.socket.destroy();
     return;
   }
+  let target;
+  try {
+    target = await dialer.httpOptions(host, port, addresses, `${url.pathname}${url.search}`);
+  } catch (error) {
+    gate.failed(host, port, error);
+    request.socket.destroy();
+    return;
+  }
   const upstream = httpRequest({
-    host,
-    port,
-    // Connects to the checked addresses only: the name is not resolved a second time.
-    lookup: gate.pinnedLookup(addresses),
+    ...target,
     method: request.method,
-    path: `${url.pathname}${url.search}`,
-    headers: forwardedHeaders(request.rawHeaders, url.host),
-    agent: gate.agent,
+    headers: [...forwardedHeaders(request.rawHeaders, url.host), ...Object.entries(target.headers ?? {}).flat().map(String)],
     timeout: gate.idleTimeoutMs,
   });
   upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('upstream timed out'), { code: 'ETIMEDOUT' })));
@@ -59,7 +63,7 @@ export async function handleForward(gate: EgressGate, request: IncomingMessage, 
   });
   upstream.on('error', (error) => {
     // Like a direct connection failing: the request fails in Chromium, the reason is kept for the engine.
-    if (!response.headersSent) gate.failed(host, port, error);
+    if (!response.headersSent) gate.failed(host, port, dialer.failed ? dialer.failed(error) : error);
     request.socket.destroy();
   });
   response.on('close', () => {
@@ -91,3 +95,4 @@ function pairsWithout(raw: readonly string[], lowerName: string): string[] {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() !== lowerName) out.push(raw[i]!, raw[i + 1]!);
   return out;
 }
+

@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EgressGate } from './egress-gate.js';
-import { connectToChecked } from './upstream.js';
+import type { Dialer } from './dialers.js';
 
 /**
  * CONNECT host:port — how Chromium sends https and every WebSocket (ws and wss) through a proxy.
  * The tunnel is opened to the checked address only; TLS stays end to end between page and site.
  */
-export async function handleConnect(gate: EgressGate, request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+export async function handleConnect(gate: EgressGate, dialer: Dialer, request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
   client.on('error', () => client.destroy());
   const target = parseAuthority(request.url ?? '');
   if (!target) {
@@ -23,7 +23,7 @@ export async function handleConnect(gate: EgressGate, request: IncomingMessage, 
   if (client.destroyed) return;
   let upstream;
   try {
-    upstream = await connectToChecked(addresses, target.port, gate.connectTimeoutMs);
+    upstream = await dialer.connect(target.port, addresses);
   } catch (error) {
     gate.failed(target.host, target.port, error);
     client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');

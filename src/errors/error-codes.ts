@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   not_implemented: 501,
   storage_failed: 502,
+  proxy_failed: 502,
   overloaded: 503,
   browser_unavailable: 503,
   capture_timeout: 504,

@@ -120,7 +120,7 @@ export const takeParameters = {
     allowed: 'CSS text, at most 100 KB',
     example: 'body { background: #fff }',
   }),
-  ip_country_code: meta(textField(2, 'a lowercase ISO 3166-1 alpha-2 code').optional(), {
+  ip_country_code: meta(textField(16, 'a lowercase ISO 3166-1 alpha-2 code').optional(), {
     description: 'Load the page through a proxy in this country, as configured by the operator.',
     allowed: 'lowercase ISO 3166-1 alpha-2 code with a configured proxy',
   }),

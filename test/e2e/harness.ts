@@ -47,7 +47,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   try {
     if (options.startBrowser ?? true) await engine.start();
     const { key } = await keys.create({ name: 'e2e' });
-    app = await createApp({ engine, keys, logger, version: 'test' });
+    app = await createApp({ engine, keys, logger, version: 'test', countries: [...config.SHUTTER_PROXIES.keys()].sort() });
     await app.ready();
     const ready = app;
     return {

@@ -6,9 +6,14 @@ import type { TakeOptions } from '../../options/schema.js';
  * a regular desktop Chrome user agent (the headless one is refused or served differently by many sites).
  * bypassCSP lets hide_selectors and styles work on pages with a strict Content-Security-Policy.
  */
-export function contextOptions(options: TakeOptions, browserVersion: string | undefined): BrowserContextOptions {
+export function contextOptions(
+  options: TakeOptions,
+  browserVersion: string | undefined,
+  proxy?: { server: string },
+): BrowserContextOptions {
   const version = browserVersion ?? '130.0.0.0';
   return {
+    ...(proxy ? { proxy } : {}),
     viewport: { width: options.viewport_width, height: options.viewport_height },
     deviceScaleFactor: options.device_scale_factor,
     bypassCSP: true,
