@@ -234,7 +234,9 @@ describe('control: the canary does count what reaches it', () => {
     try {
       const res = await open.app.inject({
         method: 'GET',
-        url: `/v1/take?url=${encodeURIComponent(`${openFixtures.origin}/subresources.html`)}&delay=1`,
+        // Only counting hits matters here: don't wait for `load`, which dozens of requests to a server
+        // that answers late can hold up past Chromium's 32 connections per proxy under a busy suite.
+        url: `/v1/take?url=${encodeURIComponent(`${openFixtures.origin}/subresources.html`)}&wait_until=domcontentloaded&delay=1&timeout=20`,
         headers: { apikey: open.apiKey },
       });
       expect(res.statusCode, res.body).toBe(200);
