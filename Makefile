@@ -1,7 +1,7 @@
 # The two quick-start commands: `make start` and `make test`. Both install what is missing first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := start
-.PHONY: start test deps system-deps node-deps build lint typecheck unit docs bench clean
+.PHONY: start test deps system-deps node-deps build lint typecheck unit docs bench bench-smoke bench-deps clean
 
 NODE_STAMP := node_modules/.shutter-installed
 
@@ -34,8 +34,19 @@ typecheck: node-deps
 docs: build
 	node dist/src/options/write-docs.js
 
-bench: deps build
-	node dist/bench/capture-vs-playwright.js
+# The benchmark suite (docs/performance.md, "How to run the benchmark"): Shutter against a warm
+# Playwright floor, a launch-per-request service and capture-website. Options: BENCH_* variables,
+# e.g. `BENCH_LONG=1 make bench`. Takes ~25 min on 2 cores (+~12 with BENCH_LONG=1); bench-smoke under a minute.
+bench: deps build bench-deps
+	node dist/bench/run.js
+
+bench-smoke: deps build bench-deps
+	BENCH_SMOKE=1 node dist/bench/run.js
+
+# capture-website (Puppeteer) lives in bench/ only, with no browser download: it uses Debian's Chromium.
+bench-deps:
+	@test -f bench/node_modules/capture-website/package.json || \
+		(cd bench && PUPPETEER_SKIP_DOWNLOAD=1 npm install --no-fund --no-audit)
 
 clean:
 	rm -rf dist

@@ -1,0 +1,86 @@
+/**
+ * The benchmark's fixture site on 127.0.0.1, in a process of its own so it does not share an event
+ * loop with the load generator. Serves bench/fixtures/*.html and images it makes at start (no
+ * internet): PNG photos with gradients and grain (so they cost real decode time), SVG logos,
+ * avatars and figures. Run by bench/run.ts with BENCH_PORT set.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import sharp from 'sharp';
+
+const FIXTURES = new URL('../../bench/fixtures/', import.meta.url);
+const PHOTO_VARIANTS = 16;
+
+/** A deterministic photo-like image: two-colour gradient, soft circles and grain. */
+async function photo(width: number, height: number, variant: number): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 3);
+  let seed = 1 + variant * 7919;
+  const hue = (variant * 47) % 360;
+  const base = [Math.round(128 + 100 * Math.cos((hue * Math.PI) / 180)), 90 + (variant % 5) * 25, Math.round(128 + 100 * Math.sin((hue * Math.PI) / 180))];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const grain = (seed % 25) - 12;
+      const wave = 40 * Math.sin(x / (17 + variant)) * Math.cos(y / (23 + variant));
+      const i = (y * width + x) * 3;
+      for (let c = 0; c < 3; c++) {
+        const v = base[c]! * (0.55 + (0.45 * (x + y)) / (width + height)) + wave * (c === 1 ? -1 : 1) + grain;
+        pixels[i + c] = Math.max(0, Math.min(255, Math.round(v)));
+      }
+    }
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 6 }).toBuffer();
+}
+
+const logo = (i: number) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="48" viewBox="0 0 120 48"><rect width="120" height="48" rx="8" fill="hsl(${(i * 37) % 360} 45% 92%)"/>` +
+  `<circle cx="24" cy="24" r="12" fill="hsl(${(i * 37) % 360} 60% 45%)"/><text x="44" y="30" font-family="Liberation Sans, Arial" font-size="15" font-weight="700" fill="#1f2933">Brand ${i + 1}</text></svg>`;
+const avatar = (i: number) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="56" height="56" viewBox="0 0 56 56"><rect width="56" height="56" fill="hsl(${(i * 53) % 360} 55% 70%)"/>` +
+  `<circle cx="28" cy="22" r="11" fill="#fff" opacity=".9"/><ellipse cx="28" cy="52" rx="20" ry="15" fill="#fff" opacity=".9"/></svg>`;
+const figure = (i: number) => {
+  const bars = Array.from({ length: 10 }, (_, k) => {
+    const h = 30 + ((i * 31 + k * 57) % 170);
+    return `<rect x="${40 + k * 58}" y="${210 - h}" width="40" height="${h}" fill="hsl(${(i * 40 + k * 9) % 360} 60% 50%)"/>`;
+  }).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="240" viewBox="0 0 640 240"><rect width="640" height="240" fill="#f8fafc"/>${bars}<line x1="30" y1="210" x2="620" y2="210" stroke="#334155"/></svg>`;
+};
+
+async function main() {
+  const port = Number(process.env.BENCH_PORT);
+  if (!Number.isInteger(port) || port <= 0) throw new Error('BENCH_PORT must be set');
+  const files = new Map<string, Buffer>();
+  for (const name of readdirSync(FIXTURES)) if (name.endsWith('.html')) files.set(`/${name}`, readFileSync(new URL(name, FIXTURES)));
+  const photos = await Promise.all(Array.from({ length: PHOTO_VARIANTS }, (_, v) => photo(400, 260, v)));
+  const hero = await photo(1280, 420, 99);
+  const svgs = new Map<string, string>();
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const page = files.get(path);
+    if (page) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(page);
+    let m: RegExpMatchArray | null;
+    if (path === '/img/hero.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(hero);
+    if ((m = /^\/img\/photo-(\d{1,4})\.png$/.exec(path))) {
+      return res.writeHead(200, { 'content-type': 'image/png' }).end(photos[Number(m[1]) % PHOTO_VARIANTS]);
+    }
+    if ((m = /^\/img\/(logo|avatar|figure)-(\d{1,4})\.svg$/.exec(path))) {
+      const key = path;
+      if (!svgs.has(key)) {
+        const n = Number(m[2]);
+        svgs.set(key, m[1] === 'logo' ? logo(n) : m[1] === 'avatar' ? avatar(n) : figure(n));
+      }
+      return res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(svgs.get(key));
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+  });
+  server.listen(port, '127.0.0.1');
+  // Nothing to flush: a static server may stop at once.
+  process.once('SIGTERM', () => process.exit(0));
+  process.once('SIGINT', () => process.exit(0));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,125 @@
+/**
+ * The load generator: N requests over HTTP at a fixed concurrency, bounded in count and time.
+ * Every answer is checked (status, and the body really is a PNG, JPEG, PDF, …) so a fast error
+ * never passes for a fast capture.
+ */
+
+/** What a successful answer must be. */
+export type Expect = 'png' | 'jpeg' | 'webp' | 'pdf' | 'markdown' | 'upload';
+
+/** One request as the load generator sends it. */
+export interface RequestSpec {
+  url: string;
+  headers: Record<string, string>;
+  expect: Expect;
+}
+
+/** One request's outcome. */
+export interface Outcome {
+  ok: boolean;
+  ms: number;
+  bytes: number;
+  error?: string;
+  /** Shutter's Server-Timing phases in ms (queue, navigate, wait, capture, encode). */
+  phases?: Record<string, number>;
+}
+
+/** The outcomes of a load run. */
+export interface LoadResult {
+  latencies: number[];
+  bytes: number[];
+  ok: number;
+  errors: number;
+  /** The first few distinct error messages. */
+  errorSamples: string[];
+  /** From the first request's start to the last answer. */
+  wallMs: number;
+  phases: Record<string, number[]>;
+}
+
+const MAGIC: Partial<Record<Expect, (b: Buffer) => boolean>> = {
+  png: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  jpeg: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  webp: (b) => b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP',
+  pdf: (b) => b.toString('latin1', 0, 5) === '%PDF-',
+};
+
+/** Why this answer is not what `expect` asks for, or undefined when it is. */
+export function checkBody(expect: Expect, contentType: string, body: Buffer): string | undefined {
+  if (body.length === 0) return 'empty body';
+  const magic = MAGIC[expect];
+  if (magic) return magic(body) ? undefined : `body is not ${expect} (${contentType})`;
+  if (expect === 'markdown') {
+    return contentType.startsWith('text/markdown') && /^#|\n#/.test(body.toString('utf8')) ? undefined : `not markdown (${contentType})`;
+  }
+  try {
+    const json = JSON.parse(body.toString('utf8')) as { url?: unknown; size?: unknown };
+    return typeof json.url === 'string' && typeof json.size === 'number' && json.size > 0 ? undefined : 'upload answer without url/size';
+  } catch {
+    return `upload answer is not JSON (${contentType})`;
+  }
+}
+
+/** `queue;dur=1.2, navigate;dur=20` → { queue: 1.2, navigate: 20 }. */
+export function parseServerTiming(header: string | null): Record<string, number> | undefined {
+  if (!header) return undefined;
+  const phases: Record<string, number> = {};
+  for (const part of header.split(',')) {
+    const m = /^\s*([\w-]+)\s*;.*?dur=([\d.]+)/.exec(part);
+    if (m) phases[m[1]!] = Number(m[2]);
+  }
+  return Object.keys(phases).length ? phases : undefined;
+}
+
+/** Sends one request and checks its answer; never throws. */
+export async function send(spec: RequestSpec, timeoutMs: number): Promise<Outcome> {
+  const start = performance.now();
+  try {
+    const res = await fetch(spec.url, { headers: spec.headers, signal: AbortSignal.timeout(Math.max(1, Math.round(timeoutMs))) });
+    const body = Buffer.from(await res.arrayBuffer());
+    const ms = performance.now() - start;
+    const contentType = res.headers.get('content-type') ?? '';
+    const problem =
+      res.status === 200 ? checkBody(spec.expect, contentType, body) : `HTTP ${res.status}: ${body.toString('utf8', 0, 300)}`;
+    const phases = parseServerTiming(res.headers.get('server-timing'));
+    return { ok: !problem, ms, bytes: body.length, ...(problem ? { error: problem } : {}), ...(phases ? { phases } : {}) };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const message = (error as Error).name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : cause ?? (error as Error).message;
+    return { ok: false, ms: performance.now() - start, bytes: 0, error: message };
+  }
+}
+
+export interface LoadOptions {
+  total: number;
+  concurrency: number;
+  /** No request starts after this moment (performance.now()). */
+  deadline: number;
+  requestTimeoutMs: number;
+}
+
+/** Runs `total` requests (request(i) builds the i-th) with `concurrency` in flight, until done or the deadline. */
+export async function runLoad(request: (i: number) => RequestSpec, options: LoadOptions): Promise<LoadResult> {
+  const result: LoadResult = { latencies: [], bytes: [], ok: 0, errors: 0, errorSamples: [], wallMs: 0, phases: {} };
+  let issued = 0;
+  const start = performance.now();
+  let end = start;
+  const worker = async () => {
+    while (issued < options.total && performance.now() < options.deadline) {
+      const outcome = await send(request(issued++), options.requestTimeoutMs);
+      end = performance.now();
+      if (!outcome.ok) {
+        result.errors++;
+        if (result.errorSamples.length < 5 && !result.errorSamples.includes(outcome.error!)) result.errorSamples.push(outcome.error!);
+        continue;
+      }
+      result.ok++;
+      result.latencies.push(outcome.ms);
+      result.bytes.push(outcome.bytes);
+      for (const [phase, ms] of Object.entries(outcome.phases ?? {})) (result.phases[phase] ??= []).push(ms);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  result.wallMs = end - start;
+  return result;
+}

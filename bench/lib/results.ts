@@ -1,0 +1,76 @@
+/** What a run produces: the JSON file's shape and the report's input. */
+import type { Machine } from './machine.js';
+import type { BenchOptions, EngineId } from './options.js';
+
+export interface ScenarioResult {
+  scenario: string;
+  title: string;
+  engine: EngineId;
+  concurrency: number;
+  ok: number;
+  errors: number;
+  errorSamples: string[];
+  /** Latency of successful requests, ms. */
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+  max: number;
+  /** Successful captures per second over the measured phase. */
+  throughput: number;
+  /** Peak over the measured phase, of the engine's whole process tree, MiB. */
+  peakRssMb: number;
+  peakPssMb: number;
+  peakProcesses: number;
+  /** CPU time of the engine's tree per successful capture, ms (2 cores: 2 000 ms per wall second at most). */
+  cpuMsPerCapture: number;
+  medianBytes: number;
+  /** Shutter only: median of each Server-Timing phase, ms. */
+  phases?: Record<string, number>;
+  /** Why it was not measured. */
+  skipped?: string;
+}
+
+export interface ColdStarts {
+  engine: EngineId;
+  /** Process start → first successful capture, ms, one per start. */
+  ms: number[];
+  failures: string[];
+}
+
+export interface LongRun {
+  engine: EngineId;
+  captures: number;
+  errors: number;
+  errorSamples: string[];
+  concurrency: number;
+  mix: string[];
+  /** Tree memory after the first 50 captures and after all, each after 2 s idle, MiB. */
+  pssAfter50Mb: number;
+  pssAfterEndMb: number;
+  rssAfter50Mb: number;
+  rssAfterEndMb: number;
+  peakPssMb: number;
+  durationS: number;
+}
+
+export interface Target {
+  name: string;
+  measured: string;
+  /** null: not measured in this run. */
+  pass: boolean | null;
+}
+
+export interface RunReport {
+  date: string;
+  smoke: boolean;
+  options: BenchOptions;
+  machine: Machine;
+  durationS: number;
+  scenarios: ScenarioResult[];
+  coldStarts: ColdStarts[];
+  longRuns: LongRun[];
+  targets: Target[];
+  /** Failed requests plus engines that could not start. */
+  problems: number;
+}

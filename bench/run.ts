@@ -1,0 +1,358 @@
+/**
+ * The benchmark suite: Shutter against three baselines on a local fixture site, every engine an
+ * HTTP server in its own process. Run with `make bench` (or `make bench-smoke`); options are BENCH_*
+ * environment variables (docs/performance.md, "How to run the benchmark"). Prints Markdown, writes
+ * bench/results/*.json and, for a full run, the results section of docs/performance.md.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findChromium } from '../src/capture/chromium-path.js';
+import { ShutterSetup, engineSpec, type EngineContext, type EngineSpec } from './lib/engines.js';
+import { runLoad, send, type RequestSpec } from './lib/load.js';
+import { describeMachine, finishMachine } from './lib/machine.js';
+import { readOptions, type BenchOptions, type EngineId } from './lib/options.js';
+import { Child, freePort, killEverything } from './lib/processes.js';
+import { sampleTree, TreeSampler } from './lib/proc-tree.js';
+import { renderMarkdown, writeDocsSection, writeJson } from './lib/report.js';
+import type { ColdStarts, LongRun, RunReport, ScenarioResult } from './lib/results.js';
+import { COLD_START_SCENARIO, LONG_RUN_CONCURRENCY, LONG_RUN_MIX, SCENARIOS, roundsFor, selectScenarios, type Scenario } from './lib/scenarios.js';
+import { mean, percentile, round } from './lib/stats.js';
+import { evaluateTargets } from './lib/targets.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const COLD_START_TIMEOUT_MS = 60_000;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+interface RunningEngine {
+  spec: EngineSpec;
+  child: Child;
+  base: string;
+}
+
+class Bench {
+  readonly results: ScenarioResult[] = [];
+  readonly coldStarts = new Map<EngineId, ColdStarts>();
+  readonly longRuns: LongRun[] = [];
+  problems = 0;
+  private readonly deadline: number;
+
+  constructor(
+    private readonly options: BenchOptions,
+    private readonly ctx: EngineContext,
+    private readonly fixtureBase: string,
+  ) {
+    this.deadline = performance.now() + options.runTimeoutMs;
+  }
+
+  request(engine: RunningEngine, scenario: Scenario): RequestSpec {
+    const query = new URLSearchParams({ url: `${this.fixtureBase}/${scenario.page}`, ...scenario.params });
+    return { url: `${engine.base}/v1/take?${query}`, headers: engine.spec.headers, expect: scenario.expect };
+  }
+
+  /** Starts an engine and measures its cold start: process start → first successful capture. */
+  async start(id: EngineId, concurrency: number): Promise<RunningEngine> {
+    const port = await freePort();
+    const spec = engineSpec(id, port, concurrency, this.ctx);
+    const child = new Child(id, spec.argv, spec.env, { cwd: ROOT, verbose: this.options.verbose });
+    const engine = { spec, child, base: `http://127.0.0.1:${port}` };
+    const cold = this.coldStarts.get(id) ?? { engine: id, ms: [], failures: [] };
+    this.coldStarts.set(id, cold);
+    const probe = this.request(engine, COLD_START_SCENARIO);
+    const giveUp = child.startedAt + COLD_START_TIMEOUT_MS;
+    let last = '';
+    while (performance.now() < giveUp) {
+      if (!child.alive) break;
+      const outcome = await send(probe, Math.max(1_000, giveUp - performance.now()));
+      if (outcome.ok) {
+        cold.ms.push(round(performance.now() - child.startedAt));
+        return engine;
+      }
+      last = outcome.error ?? '';
+      // Refused: not listening yet, ask again soon. Anything else: it answers, but not yet well.
+      await sleep(last === 'ECONNREFUSED' ? 20 : 100);
+    }
+    const reason = child.alive ? `no successful capture within ${COLD_START_TIMEOUT_MS / 1000} s (last: ${last})` : `exited with ${child.exitCode}`;
+    cold.failures.push(reason);
+    await child.stop();
+    throw new Error(`${id}: ${reason}\n${child.tail()}`);
+  }
+
+  /** Warm-up, then the measured phase with the tree sampled throughout. */
+  async measure(engine: RunningEngine, scenario: Scenario): Promise<ScenarioResult> {
+    const { options } = this;
+    const spec = this.request(engine, scenario);
+    const c = scenario.concurrency;
+    const budget = () => Math.min(this.deadline, performance.now() + options.scenarioTimeoutMs);
+    const common = { requestTimeoutMs: options.requestTimeoutMs };
+    // A per-request-launch baseline starts a new browser each time: one request warms Node, the cold probe did that in a smoke run.
+    const warmTotal = engine.spec.slow ? (options.smoke ? 0 : 1) : Math.max(options.warmup, options.warmup ? c : 0);
+    const warm = warmTotal ? await runLoad(() => spec, { ...common, total: warmTotal, concurrency: Math.min(c, warmTotal), deadline: budget() }) : undefined;
+    const sampler = new TreeSampler(engine.child.pid, options.sampleMs, engine.child.seen);
+    sampler.start();
+    const load = await runLoad(() => spec, {
+      ...common,
+      total: roundsFor(scenario, engine.spec.slow ? options.slowRounds : options.rounds, options.smoke),
+      concurrency: c,
+      deadline: budget(),
+    });
+    const memory = sampler.stop();
+    const phases = Object.keys(load.phases).length
+      ? Object.fromEntries(Object.entries(load.phases).map(([k, v]) => [k, round(percentile(v, 0.5))]))
+      : undefined;
+    return {
+      scenario: scenario.id,
+      title: scenario.title,
+      engine: engine.spec.id,
+      concurrency: c,
+      ok: load.ok,
+      errors: load.errors + (warm?.errors ?? 0),
+      errorSamples: [...new Set([...(warm?.errorSamples ?? []), ...load.errorSamples])].slice(0, 5),
+      p50: round(percentile(load.latencies, 0.5)),
+      p95: round(percentile(load.latencies, 0.95)),
+      p99: round(percentile(load.latencies, 0.99)),
+      mean: round(mean(load.latencies)),
+      max: round(Math.max(...load.latencies, Number.NaN)),
+      throughput: load.wallMs > 0 ? Math.round((load.ok / load.wallMs) * 1000 * 100) / 100 : 0,
+      peakRssMb: round(memory.peakRssKb / 1024),
+      peakPssMb: round(memory.peakPssKb / 1024),
+      peakProcesses: memory.peakProcesses,
+      cpuMsPerCapture: load.ok ? round((memory.cpuSeconds * 1000) / load.ok) : Number.NaN,
+      medianBytes: Math.round(percentile(load.bytes, 0.5)) || 0,
+      ...(phases ? { phases } : {}),
+    };
+  }
+
+  private skip(scenario: Scenario, engine: EngineId, why: string): void {
+    console.log(`${scenario.id.padEnd(24)} ${engine.padEnd(16)} skipped: ${why}`);
+    // One line, no table breakers, for the report.
+    const reason = (why.split('\n')[0] ?? '').replaceAll('|', '/').slice(0, 200);
+    this.results.push({
+      scenario: scenario.id,
+      title: scenario.title,
+      engine,
+      concurrency: scenario.concurrency,
+      ok: 0,
+      errors: 0,
+      errorSamples: [],
+      p50: Number.NaN,
+      p95: Number.NaN,
+      p99: Number.NaN,
+      mean: Number.NaN,
+      max: Number.NaN,
+      throughput: 0,
+      peakRssMb: 0,
+      peakPssMb: 0,
+      peakProcesses: 0,
+      cpuMsPerCapture: Number.NaN,
+      medianBytes: 0,
+      skipped: reason,
+    });
+  }
+
+  private record(result: ScenarioResult): void {
+    this.results.push(result);
+    if (result.errors) this.problems += result.errors;
+    const r = result;
+    console.log(
+      `${r.scenario.padEnd(24)} ${r.engine.padEnd(16)} ok ${String(r.ok).padStart(4)}  err ${r.errors}  ` +
+        `p50 ${r.p50.toFixed(0).padStart(5)}  p95 ${r.p95.toFixed(0).padStart(5)}  ${r.throughput.toFixed(1).padStart(5)}/s  ` +
+        `PSS ${r.peakPssMb.toFixed(0).padStart(5)} MiB  CPU ${Number(r.cpuMsPerCapture).toFixed(0).padStart(4)} ms/capture` +
+        (r.errors ? `\n    errors: ${r.errorSamples.join(' | ').slice(0, 400)}` : ''),
+    );
+  }
+
+  /** Every selected scenario on every selected engine, scenario by scenario so drift hits all engines alike. */
+  async runScenarios(scenarios: Scenario[]): Promise<void> {
+    const shared = new Map<EngineId, RunningEngine | Error>();
+    const maxConcurrency = Math.max(1, ...scenarios.map((s) => s.concurrency));
+    try {
+      for (const scenario of scenarios) {
+        for (const id of scenario.engines.filter((e) => this.options.engines.includes(e))) {
+          if (performance.now() > this.deadline) {
+            this.problems++;
+            this.skip(scenario, id, 'run time budget (BENCH_MAX_MINUTES) spent');
+            continue;
+          }
+          let engine: RunningEngine;
+          try {
+            if (this.options.fresh) engine = await this.start(id, scenario.concurrency);
+            else {
+              let existing = shared.get(id);
+              if (existing instanceof Error) throw existing;
+              if (!existing || !existing.child.alive) {
+                if (existing) this.problems++; // it died since the last scenario
+                existing = await this.start(id, maxConcurrency).catch((e: Error) => e);
+                shared.set(id, existing);
+                if (existing instanceof Error) throw existing;
+              }
+              engine = existing;
+            }
+          } catch (error) {
+            this.problems++;
+            this.skip(scenario, id, `did not start: ${(error as Error).message}`);
+            continue;
+          }
+          try {
+            this.record(await this.measure(engine, scenario));
+          } finally {
+            if (this.options.fresh) await engine.child.stop();
+          }
+        }
+      }
+    } finally {
+      for (const engine of shared.values()) if (!(engine instanceof Error)) await engine.child.stop();
+    }
+  }
+
+  /** Many captures of a mix of pages: memory after the first 50 and at the end. */
+  async longRun(id: EngineId): Promise<void> {
+    const { options } = this;
+    let engine: RunningEngine;
+    try {
+      engine = await this.start(id, LONG_RUN_CONCURRENCY);
+    } catch (error) {
+      this.problems++;
+      console.log(`long run ${id}: did not start: ${(error as Error).message}`);
+      return;
+    }
+    try {
+      const mix = LONG_RUN_MIX.map((sid) => this.request(engine, SCENARIOS.find((s) => s.id === sid)!));
+      const deadline = Math.min(this.deadline, performance.now() + options.longCaptures * 1_000);
+      const common = { concurrency: LONG_RUN_CONCURRENCY, deadline, requestTimeoutMs: options.requestTimeoutMs };
+      const started = performance.now();
+      const sampler = new TreeSampler(engine.child.pid, options.sampleMs, engine.child.seen);
+      sampler.start();
+      const first = await runLoad((i) => mix[i % mix.length]!, { ...common, total: 50 });
+      await sleep(2_000);
+      const after50 = sampleTree(engine.child.pid, engine.child.seen);
+      const rest = await runLoad((i) => mix[(i + 50) % mix.length]!, { ...common, total: options.longCaptures - 50 });
+      await sleep(2_000);
+      const atEnd = sampleTree(engine.child.pid, engine.child.seen);
+      const memory = sampler.stop();
+      const long: LongRun = {
+        engine: id,
+        captures: first.ok + rest.ok,
+        errors: first.errors + rest.errors,
+        errorSamples: [...new Set([...first.errorSamples, ...rest.errorSamples])].slice(0, 5),
+        concurrency: LONG_RUN_CONCURRENCY,
+        mix: LONG_RUN_MIX,
+        pssAfter50Mb: round(after50.pssKb / 1024),
+        pssAfterEndMb: round(atEnd.pssKb / 1024),
+        rssAfter50Mb: round(after50.rssKb / 1024),
+        rssAfterEndMb: round(atEnd.rssKb / 1024),
+        peakPssMb: round(memory.peakPssKb / 1024),
+        durationS: round((performance.now() - started) / 1000),
+      };
+      this.longRuns.push(long);
+      this.problems += long.errors;
+      console.log(
+        `long run ${id}: ${long.captures} captures, ${long.errors} errors, PSS ${long.pssAfter50Mb} MiB after 50 → ${long.pssAfterEndMb} MiB at end` +
+          (long.errors ? `\n    errors: ${long.errorSamples.join(' | ').slice(0, 400)}` : ''),
+      );
+    } finally {
+      await engine.child.stop();
+    }
+  }
+}
+
+async function waitForFixtures(base: string, child: Child): Promise<void> {
+  const giveUp = performance.now() + 30_000;
+  while (performance.now() < giveUp && child.alive) {
+    const outcome = await fetch(`${base}/simple.html`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (outcome) return;
+    await sleep(50);
+  }
+  throw new Error(`the fixture server did not start\n${child.tail()}`);
+}
+
+function commandLine(options: BenchOptions): string {
+  const vars = Object.entries(process.env)
+    .filter(([k, v]) => k.startsWith('BENCH_') && k !== 'BENCH_SMOKE' && v)
+    .map(([k, v]) => `${k}=${v}`);
+  return [...vars, options.smoke ? 'make bench-smoke' : 'make bench'].join(' ');
+}
+
+async function main(): Promise<number> {
+  const options = readOptions();
+  for (const built of ['dist/src/cli/main.js', 'dist/bench/baselines/floor-server.js']) {
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`make bench\`, which builds first`);
+  }
+  if (options.engines.includes('capture-website') && !existsSync(join(ROOT, 'bench/node_modules/capture-website/package.json'))) {
+    throw new Error('capture-website is not installed: run `make bench` (or `cd bench && PUPPETEER_SKIP_DOWNLOAD=1 npm install`)');
+  }
+  const chromium = options.chromium ?? findChromium(process.env.SHUTTER_CHROMIUM_PATH);
+  const machine = describeMachine(chromium);
+  const started = performance.now();
+  const date = new Date().toISOString();
+  const shutter = new ShutterSetup();
+  atExit.push(() => shutter.cleanup());
+  console.log(
+    `Shutter benchmark${options.smoke ? ' (smoke)' : ''}: ${machine.cpu}, ${machine.cores} cores, ${machine.chromium}, Node ${machine.node}, load ${machine.loadStart}`,
+  );
+  try {
+    const fixturePort = await freePort();
+    const fixtures = new Child('fixtures', [process.execPath, join(ROOT, 'dist/bench/fixture-server.js')], { BENCH_PORT: String(fixturePort) }, {
+      cwd: ROOT,
+      verbose: options.verbose,
+    });
+    const fixtureBase = `http://127.0.0.1:${fixturePort}`;
+    await waitForFixtures(fixtureBase, fixtures);
+    const bench = new Bench(options, { root: ROOT, chromium, shutter }, fixtureBase);
+    try {
+      await bench.runScenarios(selectScenarios(options.scenarios, options.smoke));
+      if (options.long) for (const id of (['shutter', 'floor'] as const).filter((e) => options.engines.includes(e))) await bench.longRun(id);
+    } finally {
+      await fixtures.stop();
+    }
+    finishMachine(machine);
+    const partial = {
+      date,
+      smoke: options.smoke,
+      options,
+      machine,
+      durationS: round((performance.now() - started) / 1000),
+      scenarios: bench.results,
+      coldStarts: [...bench.coldStarts.values()],
+      longRuns: bench.longRuns,
+      problems: bench.problems,
+    };
+    const report: RunReport = { ...partial, targets: evaluateTargets(partial) };
+    const markdown = renderMarkdown(report, commandLine(options));
+    console.log(`\n${markdown}\n`);
+    const json = writeJson(join(ROOT, 'bench/results'), options.smoke ? 'smoke' : 'bench', report);
+    console.log(`JSON: ${json}`);
+    if (options.writeDocs) {
+      writeDocsSection(join(ROOT, 'docs/performance.md'), markdown);
+      console.log('Results written to docs/performance.md.');
+    }
+    if (report.problems) console.error(`${report.problems} failed request(s) or engine start(s): see "Errors" above.`);
+    return report.problems ? 1 : 0;
+  } finally {
+    killEverything();
+    shutter.cleanup();
+  }
+}
+
+/** Synchronous clean-ups that must run however the bench ends. */
+const atExit: Array<() => void> = [killEverything];
+process.on('exit', () => {
+  for (const fn of atExit) fn();
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`${signal}: stopping every engine`);
+    process.exit(130);
+  });
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
