@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { openDatabase } from '../db/database.js';
-import { connectRedis } from '../ratelimit/redis.js';
 import { loadPlans } from './plans.js';
 import { createAccountServices, type AccountServices } from './services.js';
 
@@ -15,7 +14,8 @@ export async function openAccountServices(config: Config, options: { redis?: boo
   try {
     const redis =
       options.redis !== false && config.SHUTTER_REDIS_URL
-        ? await connectRedis(config.SHUTTER_REDIS_URL, config.SHUTTER_REDIS_PREFIX)
+        ? // Loaded only when configured: ioredis costs start-up time on every other install.
+          await (await import('../ratelimit/redis.js')).connectRedis(config.SHUTTER_REDIS_URL, config.SHUTTER_REDIS_PREFIX)
         : undefined;
     return createAccountServices({ db, plans, redis, signups: config.SHUTTER_SIGNUPS });
   } catch (error) {

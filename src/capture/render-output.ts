@@ -1,6 +1,5 @@
 import type { CDPSession, Page } from 'playwright-core';
 import { imageEncoders } from '../encoders/index.js';
-import { htmlToMarkdown, renderedHtml } from '../encoders/markdown.js';
 import { renderPdf } from '../encoders/pdf.js';
 import type { TakeOptions } from '../options/schema.js';
 import { preloadLazyContent } from './steps/preload-lazy-content.js';
@@ -30,6 +29,8 @@ export async function renderOutput(
     return { body, truncated: false };
   }
   if (options.format === 'markdown') {
+    // turndown and its DOM are loaded on the first markdown capture, not at start.
+    const { htmlToMarkdown, renderedHtml } = await import('../encoders/markdown.js');
     if (options.full_page) await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight));
     const html = await timings.measure('capture', () => renderedHtml(page));
     const body = await timings.measure('encode', async () => Buffer.from(htmlToMarkdown(html), 'utf8'));

@@ -21,11 +21,8 @@ export async function serve(): Promise<void> {
     if (record.revokedAt) logger.warn({ keyId: record.id }, 'SHUTTER_BOOTSTRAP_KEY was revoked and stays revoked');
     else logger.info({ keyId: record.id }, 'bootstrap API key is ready on the operator account (SHUTTER_BOOTSTRAP_KEY)');
   }
-  // The filter engine is ready before the first request: building it (first start only, then it is
-  // cached) blocks the event loop for about a second, which must not happen under traffic.
   const adblock = createAdblockStore(config, logger);
   adblock.start();
-  await adblock.engine();
   const engine = createEngine(config, logger, { adblock });
   await engine.start();
   const store = await createStore(config, logger);
@@ -41,6 +38,9 @@ export async function serve(): Promise<void> {
     trustProxy: config.SHUTTER_TRUST_PROXY,
   });
   await app.listen({ port: config.SHUTTER_PORT, host: config.SHUTTER_HOST });
+  // The filter engine loads right after start (from its cache in ~10 ms; the very first start
+  // parses the lists once, ~1 s, before any caller is likely to be there); block_ads waits for it.
+  void adblock.engine();
   if ((await keys.countActive()) === 0) {
     console.error(
       [

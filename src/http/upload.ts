@@ -29,12 +29,13 @@ export function sendStored(
   result: CaptureResult,
   stored: StoredFile,
   publicUrl: string | undefined,
+  serverTiming: string,
 ) {
   // The local store gives a path on this service; make it absolute for the caller.
   const base = publicUrl ?? `${request.protocol}://${request.host}`;
   const url = stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url;
   if (result.truncated) reply.header('x-shutter-truncated', result.truncated);
-  return reply.header('cache-control', 'no-store').send({
+  return reply.header('cache-control', 'no-store').header('server-timing', serverTiming).send({
     url,
     expires_at: stored.expiresAt?.toISOString() ?? null,
     format: result.format,

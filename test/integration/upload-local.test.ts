@@ -46,6 +46,7 @@ describe('upload=1 on the local store', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(['content_type', 'expires_at', 'format', 'request_id', 'size', 'url']);
     expect(body).toMatchObject({ format: 'png', content_type: 'image/png', request_id: res.headers['x-request-id'] });
+    expect(res.headers['server-timing']).toMatch(/capture;dur=/);
     expect(body.url).toMatch(/^http:\/\/shots\.test:8080\/v1\/files\/[0-9A-Za-z]{24}\.png\?expires=\d+&sig=[\w-]+$/);
     const expires = Date.parse(body.expires_at);
     expect(expires - Date.now()).toBeGreaterThan(3500_000);

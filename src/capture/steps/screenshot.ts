@@ -33,6 +33,9 @@ export interface RawCapture {
   truncated: boolean;
 }
 
+// Every capture is a different image: sharp's operation cache (50 MB by default) would only hold memory.
+sharp.cache(false);
+
 /**
  * Above this height (device px) a capture is taken in sections and stitched: one bitmap of a
  * very tall page is GPU-texture-limited in some Chromium builds (content repeats) and costs

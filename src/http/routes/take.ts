@@ -26,7 +26,7 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
       return { result: captured, stored: options.upload ? await storeCapture(deps.store, options, captured) : undefined };
     });
     deps.keys.touch(request.apiKey!.id);
-    if (stored) return sendStored(request, reply, result, stored, deps.publicUrl);
+    if (stored) return sendStored(request, reply, result, stored, deps.publicUrl, timings.toServerTiming());
     return sendCapture(reply, options, result, timings);
   };
 
