@@ -38,9 +38,6 @@ export async function serve(): Promise<void> {
     trustProxy: config.SHUTTER_TRUST_PROXY,
   });
   await app.listen({ port: config.SHUTTER_PORT, host: config.SHUTTER_HOST });
-  // The filter engine loads right after start (from its cache in ~10 ms; the very first start
-  // parses the lists once, ~1 s, before any caller is likely to be there); block_ads waits for it.
-  void adblock.engine();
   if ((await keys.countActive()) === 0) {
     console.error(
       [
