@@ -72,6 +72,8 @@ export function engineSpec(id: EngineId, port: number, concurrency: number, ctx:
           SHUTTER_CONCURRENCY: String(Math.min(64, Math.max(1, concurrency))),
           SHUTTER_CHROMIUM_PATH: ctx.chromium,
           SHUTTER_PLANS_FILE: ctx.shutter.plansFile,
+          // As `make start` runs it (docs/performance.md, memory): fewer glibc arenas for libvips' threads.
+          MALLOC_ARENA_MAX: '2',
         },
         headers: { apikey: ctx.shutter.key },
         slow: false,

@@ -1,4 +1,6 @@
 import { Request } from '@ghostery/adblocker';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,5 +63,30 @@ describe('AdblockEngineStore', () => {
     expect(blocks(engine, 'https://pagead2.googlesyndication.com/pagead/js/adsbygoogle.js')).toBe(true);
     expect(blocks(engine, 'https://www.google-analytics.com/analytics.js')).toBe(true);
     expect(blocks(engine, 'https://news.example/app.js')).toBe(false);
+  });
+
+  it('downloads URL lists, keeps a copy for offline restarts, and refresh() picks up a changed list', async () => {
+    let list = '||ads.example^\n';
+    let up = true;
+    const server = createServer((_req, res) => (up ? res.end(list) : res.writeHead(503).end()));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/list.txt`;
+    try {
+      const first = store([url]);
+      expect(blocks(await first.engine(), 'https://ads.example/a.js')).toBe(true);
+
+      up = false; // the list server is gone: a restart uses the downloaded copy
+      const offline = store([url]);
+      expect(blocks(await offline.engine(), 'https://ads.example/a.js')).toBe(true);
+
+      up = true;
+      list = '||tracker.example^\n';
+      await first.refresh();
+      const refreshed = await first.engine();
+      expect(blocks(refreshed, 'https://tracker.example/t.js')).toBe(true);
+      expect(blocks(refreshed, 'https://ads.example/a.js')).toBe(false);
+    } finally {
+      server.close();
+    }
   });
 });
