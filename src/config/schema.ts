@@ -8,6 +8,19 @@ const int = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`;
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 };
+/** A text setting (empty by default) turned into a value by `parse`; the Error it throws names the problem. */
+const parsedText = <T>(parse: (text: string) => T) =>
+  z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parse(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    });
 const bool = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no'])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
@@ -60,17 +73,7 @@ export const configSchema = z.object({
     .optional()
     .describe('JSON file {"plans":[{"name","max_keys","monthly_quota","rate_per_minute","concurrency"}]} adding to or replacing the default plans.'),
   SHUTTER_SIGNUPS: bool.default(true).describe('Let anyone sign up in the dashboard (/dashboard); 0 leaves account creation to the CLI.'),
-  SHUTTER_ALLOWED_PRIVATE_NETWORKS: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      try {
-        return parseCidrList(v);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        return z.NEVER;
-      }
-    })
+  SHUTTER_ALLOWED_PRIVATE_NETWORKS: parsedText(parseCidrList)
     .describe(
       'Comma-separated CIDRs that pages may reach although private (e.g. 10.0.0.0/8,127.0.0.1/32): the target, redirects and every subresource (docs/security.md).',
     ),
@@ -128,17 +131,7 @@ export const configSchema = z.object({
     .url({ error: 'must be a URL' })
     .optional()
     .describe('Public base URL of the bucket: links become <base>/<key> and do not expire, instead of presigned URLs.'),
-  SHUTTER_PROXIES: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      try {
-        return parseProxyTable(v);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        return z.NEVER;
-      }
-    })
+  SHUTTER_PROXIES: parsedText(parseProxyTable)
     .describe(
       'Per-country proxies for ip_country_code: JSON mapping a lowercase country code to a proxy URL or a list (round-robin), e.g. {"de":"http://user:pass@host:3128","us":["socks5://host:1080"]}.',
     ),
