@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../capture/engine.js';
 import { AppError } from '../errors/app-error.js';
-import { withExtension } from '../options/attachment-name.js';
+import { downloadNameOf } from '../options/attachment-name.js';
 import { EXTENSIONS } from '../options/formats.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
@@ -9,13 +9,13 @@ import type { FileStore, StoredFile } from '../storage/file-store.js';
 /** Stores a capture for upload=1; a store that fails is a 502 (and the capture is not charged). */
 export async function storeCapture(store: FileStore | undefined, options: TakeOptions, result: CaptureResult): Promise<StoredFile> {
   if (!store) throw new AppError('not_implemented', 'upload is not configured on this server');
-  const extension = EXTENSIONS[result.format];
+  const downloadName = downloadNameOf(options.attachment_name, result.format);
   try {
     return await store.put({
       body: result.body,
       contentType: result.contentType,
-      extension,
-      ...(options.attachment_name ? { downloadName: withExtension(options.attachment_name, extension) } : {}),
+      extension: EXTENSIONS[result.format],
+      ...(downloadName ? { downloadName } : {}),
     });
   } catch {
     throw new AppError('storage_failed', 'the capture could not be stored; retry shortly', { retryAfterSeconds: 5 });

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../../capture/engine.js';
 import { Timings } from '../../capture/timings.js';
 import { AppError } from '../../errors/app-error.js';
-import { withExtension } from '../../options/attachment-name.js';
+import { downloadNameOf } from '../../options/attachment-name.js';
 import { EXTENSIONS } from '../../options/formats.js';
 import { parseTakeOptions } from '../../options/parse-take-options.js';
 import type { TakeOptions } from '../../options/schema.js';
@@ -46,10 +46,10 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
 }
 
 function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureResult, timings: Timings) {
-  const extension = EXTENSIONS[result.format];
-  const disposition = options.attachment_name
-    ? contentDisposition('attachment', withExtension(options.attachment_name, extension))
-    : contentDisposition('inline', `screenshot.${extension}`);
+  const downloadName = downloadNameOf(options.attachment_name, result.format);
+  const disposition = downloadName
+    ? contentDisposition('attachment', downloadName)
+    : contentDisposition('inline', `screenshot.${EXTENSIONS[result.format]}`);
   reply
     .header('content-type', result.contentType)
     .header('content-length', result.body.length)
