@@ -9,6 +9,7 @@ import {
   type BrowserProcess,
 } from './browser-process.js';
 import { launchArgs } from './launch-args.js';
+import { raceAbort } from './race-abort.js';
 
 interface Generation {
   proc: BrowserProcess;
@@ -18,9 +19,8 @@ interface Generation {
   retiring: boolean;
   /** A context with a page, opened ahead of need and never used yet. */
   spare?: { key: string; ready: Promise<Session | undefined> };
-  /** Rejects when this browser goes away unexpectedly, so in-flight captures end at once. */
-  lost: Promise<never>;
-  markLost: (error: AppError) => void;
+  /** Aborted when this browser goes away unexpectedly, so in-flight captures end at once. */
+  lost: AbortController;
 }
 
 export interface Session {
@@ -111,9 +111,9 @@ export class BrowserPool {
     gen.captures++;
     let session: Session | undefined;
     try {
-      session = await Promise.race([this.takeSession(gen, contextOptions), gen.lost]);
+      session = await raceAbort(this.takeSession(gen, contextOptions), gen.lost.signal);
       if (gen.captures >= this.options.maxCapturesPerBrowser) this.retire(gen);
-      return await Promise.race([fn(session), gen.lost, crashOf(session.page)]);
+      return await raceAbort(Promise.race([fn(session), crashOf(session.page)]), gen.lost.signal);
     } finally {
       void this.closeContext(gen, session?.context);
     }
@@ -182,7 +182,7 @@ export class BrowserPool {
 
   private async closeGeneration(gen: Generation): Promise<void> {
     this.live.delete(gen);
-    gen.markLost(shuttingDown());
+    gen.lost.abort(shuttingDown());
     await closeBrowserProcess(gen.proc);
   }
 
@@ -227,12 +227,7 @@ export class BrowserPool {
       throw shuttingDown();
     }
     this.failedLaunches = 0;
-    let markLost!: (error: AppError) => void;
-    const lost = new Promise<never>((_, reject) => {
-      markLost = reject;
-    });
-    lost.catch(() => undefined);
-    const gen: Generation = { proc, browser: proc.browser, captures: 0, inFlight: 0, retiring: false, lost, markLost };
+    const gen: Generation = { proc, browser: proc.browser, captures: 0, inFlight: 0, retiring: false, lost: new AbortController() };
     proc.browser.on('disconnected', () => this.onDisconnected(gen));
     this.live.add(gen);
     this.current = gen;
@@ -246,7 +241,7 @@ export class BrowserPool {
     this.live.delete(gen);
     if (this.current === gen) this.current = undefined;
     // A no-op after an intentional close (already marked); otherwise in-flight captures end now.
-    gen.markLost(new AppError('browser_unavailable', 'the browser stopped during the capture; retry shortly', { retryAfterSeconds: 2 }));
+    gen.lost.abort(new AppError('browser_unavailable', 'the browser stopped during the capture; retry shortly', { retryAfterSeconds: 2 }));
     if (gen.retiring || this.closed) return;
     this.options.logger.warn({ pid: gen.proc.pid }, 'Chromium disconnected unexpectedly; relaunching it');
     void this.generation().catch(() => undefined);
