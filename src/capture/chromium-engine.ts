@@ -93,16 +93,16 @@ export class ChromiumEngine implements CaptureEngine {
     // A main document the egress proxy refused (redirect, refresh, script navigation) is a 403.
     const mainFrame = guardMainFrame(page, this.options.egress);
     const waitForIdle = await timings.measure('navigate', () => navigate(page, options, signal).catch(mainFrame.rethrow));
+    const cdp = await context.newCDPSession(page);
     await timings.measure('wait', async () => {
       await waitForIdle();
       await hideSelectors(page, options.hide_selectors);
       await injectStyles(page, options.styles);
       if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
       if (blocking.active) await blocking.afterLoad();
-      await settle(page);
+      await settle(cdp);
       mainFrame.check();
     });
-    const cdp = await context.newCDPSession(page);
     const output = await renderOutput(page, cdp, options, this.options.limits, timings);
     return {
       body: output.body,
