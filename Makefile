@@ -1,17 +1,18 @@
 # The two quick-start commands: `make start` and `make test`. Both install what is missing first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := start
-.PHONY: start test deps system-deps node-deps build lint typecheck unit docs bench bench-smoke bench-deps clean
+.PHONY: start test deps system-deps node-deps build lint typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
 
 NODE_STAMP := node_modules/.shutter-installed
 
-# MALLOC_ARENA_MAX: libvips' threads otherwise spread the heap over many glibc arenas that keep growing
-# (measured: Node RSS +40 % over 1 000 captures vs +27 % with 2 arenas; docs/performance.md).
+# MALLOC_ARENA_MAX: libvips' threads otherwise spread the heap over many glibc arenas, which hold
+# freed memory (docs/performance.md, "Memory").
 start: deps build
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} node dist/src/cli/main.js serve
 
 test: deps build lint typecheck
 	node scripts/run-tests.mjs
+	@$(MAKE) --no-print-directory bench-smoke-ci
 
 deps: system-deps node-deps
 
@@ -41,6 +42,14 @@ docs: build
 # e.g. `BENCH_LONG=1 make bench`. Takes ~25 min on 2 cores (+~12 with BENCH_LONG=1); bench-smoke under a minute.
 bench: deps build bench-deps
 	node dist/bench/run.js
+
+# Part of `make test` (~25 s): every scenario once on Shutter, the floor and launch-per-request, so the
+# suite keeps working; capture-website is left out to need no extra install. Exits 1 on any error.
+bench-smoke-ci: build
+	@mkdir -p bench/results
+	BENCH_SMOKE=1 BENCH_ENGINES=shutter,floor,launch node dist/bench/run.js > bench/results/smoke-ci.log 2>&1 || \
+		(cat bench/results/smoke-ci.log; exit 1)
+	@echo "bench smoke: $$(grep -c '  ok ' bench/results/smoke-ci.log) scenario runs without errors (log: bench/results/smoke-ci.log)"
 
 bench-smoke: deps build bench-deps
 	BENCH_SMOKE=1 node dist/bench/run.js
