@@ -131,7 +131,9 @@ export class BrowserPool {
     const spare = await claimed?.ready;
     if (spare) {
       try {
-        if (contextOptions.viewport) await spare.page.setViewportSize(contextOptions.viewport);
+        const wanted = contextOptions.viewport;
+        const current = spare.page.viewportSize();
+        if (wanted && (wanted.width !== current?.width || wanted.height !== current?.height)) await spare.page.setViewportSize(wanted);
         return spare;
       } catch {
         // The spare's renderer died while it waited; open a fresh one below.

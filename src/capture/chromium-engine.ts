@@ -6,7 +6,7 @@ import { guardMainFrame } from '../egress/main-frame-guard.js';
 import type { TargetCheck } from '../egress/target-check.js';
 import { CONTENT_TYPES } from '../options/formats.js';
 import type { TakeOptions } from '../options/schema.js';
-import { BrowserPool } from './browser-pool.js';
+import { BrowserPool, type Session } from './browser-pool.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
 import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
@@ -69,8 +69,8 @@ export class ChromiumEngine implements CaptureEngine {
       try {
         // ip_country_code: this context's requests leave through that country's egress listener.
         const proxy = options.ip_country_code ? { server: await this.options.egress.listenFor(options.ip_country_code) } : undefined;
-        return await this.pool.withPage(contextOptions(options, this.pool.version, proxy), ({ context, page }) =>
-          this.withDeadline(context, deadline.signal, options, () => this.run(context, page, options, timings, deadline.signal)),
+        return await this.pool.withPage(contextOptions(options, this.pool.version, proxy), (session) =>
+          this.withDeadline(session.context, deadline.signal, options, () => this.run(session, options, timings, deadline.signal)),
         );
       } finally {
         release();
@@ -81,8 +81,7 @@ export class ChromiumEngine implements CaptureEngine {
   }
 
   private async run(
-    context: BrowserContext,
-    page: Page,
+    { context, page }: Session,
     options: TakeOptions,
     timings: Timings,
     signal: AbortSignal,
