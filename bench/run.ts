@@ -107,7 +107,7 @@ class Bench {
       concurrency: c,
       ok: load.ok,
       errors: load.errors + (warm?.errors ?? 0),
-      errorSamples: [...new Set([...(warm?.errorSamples ?? []), ...load.errorSamples])].slice(0, 5),
+      errorSamples: [...new Set([...(warm?.errorSamples ?? []), ...load.errorSamples, ...loggedErrors(engine)])].slice(0, 8),
       p50: round(percentile(load.latencies, 0.5)),
       p95: round(percentile(load.latencies, 0.95)),
       p99: round(percentile(load.latencies, 0.99)),
@@ -254,6 +254,15 @@ class Bench {
       await engine.child.stop();
     }
   }
+}
+
+/** The engine's own error log lines (pino level 50/60), which say what an HTTP 500 hides. */
+function loggedErrors(engine: RunningEngine): string[] {
+  return engine.child
+    .tail(60)
+    .split('\n')
+    .filter((line) => /"level":(50|60)/.test(line))
+    .slice(-3);
 }
 
 async function waitForFixtures(base: string, child: Child): Promise<void> {
