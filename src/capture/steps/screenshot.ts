@@ -99,15 +99,36 @@ async function shoot(cdp: CDPSession, options: TakeOptions, request: RawRequest,
   // Our CDP session does not inherit the device scale factor Playwright emulates on its own
   // session: without an explicit clip scale the image comes out in CSS pixels.
   const clip = { x: 0, y, width: options.viewport_width, height, scale: options.device_scale_factor };
-  const result = await cdp.send('Page.captureScreenshot', {
+  const params = {
     format: request.format,
     ...(request.quality !== undefined ? { quality: request.quality } : {}),
     optimizeForSpeed: true,
     clip,
     // Beyond the viewport, Chromium lays the page out at full height: fixed headers appear once, at the top.
     ...(options.full_page ? { captureBeyondViewport: true } : {}),
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const result = await cdp.send('Page.captureScreenshot', params);
+      return Buffer.from(result.data, 'base64');
+    } catch (error) {
+      // Chromium answers this when the page has not presented a frame yet (seen right after load,
+      // about once in a few hundred captures under load): wait for a frame and ask again.
+      if (attempt >= SCREENSHOT_ATTEMPTS || !NO_FRAME_YET.test(error instanceof Error ? error.message : String(error))) throw error;
+      await nextFrame(cdp);
+    }
+  }
+}
+
+const SCREENSHOT_ATTEMPTS = 3;
+const NO_FRAME_YET = /Unable to capture screenshot/;
+
+/** One animation frame, or 100 ms when the page produces none (rAF may not fire). */
+async function nextFrame(cdp: CDPSession): Promise<void> {
+  await cdp.send('Runtime.evaluate', {
+    expression: 'new Promise((resolve) => { requestAnimationFrame(() => resolve(undefined)); setTimeout(resolve, 100); })',
+    awaitPromise: true,
   });
-  return Buffer.from(result.data, 'base64');
 }
 
 /** A sharp pipeline over either kind of raw image. */
