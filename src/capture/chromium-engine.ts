@@ -11,6 +11,7 @@ import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
 import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
 import { Limiter } from './limiter.js';
+import { raceAbort } from './race-abort.js';
 import { renderOutput } from './render-output.js';
 import { assertWithinPixelBudget, type ImageLimits } from './steps/screenshot.js';
 import { contextOptions } from './steps/context-options.js';
@@ -115,25 +116,17 @@ export class ChromiumEngine implements CaptureEngine {
    * Races the steps against the deadline. On expiry the context is closed, which kills the
    * page's renderer whatever it is doing, and the steps' own errors are ignored.
    */
-  private withDeadline<T>(context: BrowserContext, signal: AbortSignal, options: TakeOptions, fn: () => Promise<T>): Promise<T> {
-    if (signal.aborted) return Promise.reject(timeoutError(options));
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => {
-        reject(timeoutError(options));
-        void context.close().catch(() => undefined);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      fn().then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(signal.aborted ? timeoutError(options) : toAppError(error));
-        },
-      );
-    });
+  private async withDeadline<T>(context: BrowserContext, signal: AbortSignal, options: TakeOptions, fn: () => Promise<T>): Promise<T> {
+    if (signal.aborted) throw timeoutError(options);
+    const closeOnAbort = () => void context.close().catch(() => undefined);
+    signal.addEventListener('abort', closeOnAbort, { once: true });
+    try {
+      return await raceAbort(fn(), signal);
+    } catch (error) {
+      throw signal.aborted ? timeoutError(options) : toAppError(error);
+    } finally {
+      signal.removeEventListener('abort', closeOnAbort);
+    }
   }
 
   status(): EngineStatus {
