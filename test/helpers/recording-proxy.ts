@@ -12,18 +12,27 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-function track(server: Server | TcpServer): Set<Socket> {
+type Auth = { username: string; password: string };
+
+/** Listens on 127.0.0.1 and wraps the server as a RecordingProxy (close ends open connections too). */
+async function serve(server: Server | TcpServer, scheme: 'http' | 'socks5', auth: Auth | undefined, carried: string[], credentials: string[]): Promise<RecordingProxy> {
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
-  return sockets;
-}
-
-async function listen(server: Server | TcpServer): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return (server.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `${scheme}://${auth ? `${auth.username}:${auth.password}@` : ''}127.0.0.1:${port}`,
+    port,
+    carried,
+    credentials,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
 }
 
 /** The answers a recording proxy gives: every host it is asked for goes to `to` (a fixture server). */
@@ -33,7 +42,7 @@ export interface ProxyRouting {
 }
 
 /** An HTTP proxy (CONNECT and absolute-form requests), with optional Basic credentials required. */
-export async function startHttpProxy(routing: ProxyRouting, auth?: { username: string; password: string }): Promise<RecordingProxy> {
+export async function startHttpProxy(routing: ProxyRouting, auth?: Auth): Promise<RecordingProxy> {
   const carried: string[] = [];
   const credentials: string[] = [];
   const expected = auth ? `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` : undefined;
@@ -64,22 +73,11 @@ export async function startHttpProxy(routing: ProxyRouting, auth?: { username: s
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
   });
-  const sockets = track(server);
-  const port = await listen(server);
-  return {
-    url: `http://${auth ? `${auth.username}:${auth.password}@` : ''}127.0.0.1:${port}`,
-    port,
-    carried,
-    credentials,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
+  return serve(server, 'http', auth, carried, credentials);
 }
 
 /** A SOCKS5 proxy (no auth, or username/password) that tunnels every CONNECT to the routing target. */
-export async function startSocksProxy(routing: ProxyRouting, auth?: { username: string; password: string }): Promise<RecordingProxy> {
+export async function startSocksProxy(routing: ProxyRouting, auth?: Auth): Promise<RecordingProxy> {
   const carried: string[] = [];
   const credentials: string[] = [];
   const server = createTcpServer((client) => {
@@ -128,16 +126,5 @@ export async function startSocksProxy(routing: ProxyRouting, auth?: { username: 
     };
     client.on('data', onData);
   });
-  const sockets = track(server);
-  const port = await listen(server);
-  return {
-    url: `socks5://${auth ? `${auth.username}:${auth.password}@` : ''}127.0.0.1:${port}`,
-    port,
-    carried,
-    credentials,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
-  };
+  return serve(server, 'socks5', auth, carried, credentials);
 }
