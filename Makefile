@@ -43,11 +43,11 @@ docs: build
 bench: deps build bench-deps
 	node dist/bench/run.js
 
-# Part of `make test` (~25 s): every scenario once on Shutter, the floor and launch-per-request, so the
+# Part of `make test` (~25 s): every scenario once on Shutter, the floor, the bare-CDP bound and launch-per-request, so the
 # suite keeps working; capture-website is left out to need no extra install. Exits 1 on any error.
 bench-smoke-ci: build
 	@mkdir -p bench/results
-	BENCH_SMOKE=1 BENCH_ENGINES=shutter,floor,launch node dist/bench/run.js > bench/results/smoke-ci.log 2>&1 || \
+	BENCH_SMOKE=1 BENCH_ENGINES=shutter,floor,bare,launch node dist/bench/run.js > bench/results/smoke-ci.log 2>&1 || \
 		(cat bench/results/smoke-ci.log; exit 1)
 	@echo "bench smoke: $$(grep -c '  ok ' bench/results/smoke-ci.log) scenario runs without errors (log: bench/results/smoke-ci.log)"
 

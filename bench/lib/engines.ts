@@ -22,6 +22,7 @@ export interface EngineSpec {
 export const ENGINE_LABELS: Record<EngineId, string> = {
   shutter: 'Shutter',
   floor: 'floor: warm Playwright',
+  bare: 'bound: bare CDP',
   launch: 'launch per request',
   'capture-website': 'capture-website',
 };
@@ -80,6 +81,8 @@ export function engineSpec(id: EngineId, port: number, concurrency: number, ctx:
       };
     case 'floor':
       return { id, label: ENGINE_LABELS[id], argv: [node, join(ctx.root, 'dist/bench/baselines/floor-server.js')], env: base, headers: {}, slow: false };
+    case 'bare':
+      return { id, label: ENGINE_LABELS[id], argv: [node, join(ctx.root, 'dist/bench/baselines/bare-cdp-server.js')], env: base, headers: {}, slow: false };
     case 'launch':
       return {
         id,

@@ -1,7 +1,7 @@
 /** The benchmark's knobs, all from the environment (documented in docs/performance.md). */
 
-export type EngineId = 'shutter' | 'floor' | 'launch' | 'capture-website';
-export const ENGINE_IDS: readonly EngineId[] = ['shutter', 'floor', 'launch', 'capture-website'];
+export type EngineId = 'shutter' | 'floor' | 'bare' | 'launch' | 'capture-website';
+export const ENGINE_IDS: readonly EngineId[] = ['shutter', 'floor', 'bare', 'launch', 'capture-website'];
 
 export interface BenchOptions {
   /** Tiny run for CI: few requests, concurrency ≤ 2, no long run, no docs; exits 1 on any error. */
