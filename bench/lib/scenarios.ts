@@ -70,6 +70,9 @@ export const SCENARIOS: readonly Scenario[] = [
   { id: 'simple-webp-c1', title: 'simple page, webp q80', page: 'simple.html', params: { format: 'webp', quality: '80' }, concurrency: 1, engines: ['shutter', 'capture-website'], expect: 'webp' },
   { id: 'doc-pdf-c1', title: 'multi-page document, pdf A4', page: 'doc.html', params: { format: 'pdf' }, concurrency: 1, engines: WARM, expect: 'pdf', weight: 0.5 },
   { id: 'doc-markdown-c1', title: 'multi-page document, markdown', page: 'doc.html', params: { format: 'markdown' }, concurrency: 1, engines: ['shutter'], expect: 'markdown' },
+  // The flags' cost is measured against this plain capture run right before them: compared with
+  // simple-png-c1, run ~15 min earlier, the machine's drift over a run (+40 ms once) was counted as theirs.
+  { id: 'flags-off-c1', title: 'simple page, png, no flag (reference for the flag rows)', page: 'simple.html', params: {}, concurrency: 1, engines: ['shutter'], expect: 'png' },
   ...(['block_ads', 'block_cookie_banners', 'block_chats'] as const).map(
     (flag): Scenario => ({
       id: `${flag.replaceAll('_', '-')}-c1`,
