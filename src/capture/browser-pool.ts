@@ -50,6 +50,11 @@ export interface BrowserPoolOptions {
   healthCheck?: { intervalMs: number; timeoutMs: number };
   /** Back-off between failed launches: the first delay, doubled per failure up to max. */
   relaunchDelayMs?: { first: number; max: number };
+  /**
+   * The context options of a default capture, given the browser's version: each browser opens a
+   * page with them as soon as it starts, so the first capture after a (re)start finds one ready.
+   */
+  warmContext?: (browserVersion: string) => BrowserContextOptions;
 }
 
 /** Consecutive failed launches after which the pool reports itself not ready (/readyz 503). */
@@ -125,9 +130,7 @@ export class BrowserPool {
     const claimed = gen.spare?.key === key ? gen.spare : undefined;
     if (claimed) gen.spare = undefined;
     const lastOfBudget = gen.captures >= this.options.maxCapturesPerBrowser;
-    if (!gen.retiring && !lastOfBudget && !gen.spare) {
-      gen.spare = { key, ready: this.openSession(gen, contextOptions).catch(() => undefined) };
-    }
+    if (!gen.retiring && !lastOfBudget && !gen.spare) this.openSpare(gen, contextOptions);
     const spare = await claimed?.ready;
     if (spare) {
       try {
@@ -146,6 +149,10 @@ export class BrowserPool {
       this.options.logger.warn({ err: error }, 'could not open a browser context');
       throw restarting();
     }
+  }
+
+  private openSpare(gen: Generation, contextOptions: BrowserContextOptions): void {
+    gen.spare = { key: spareKey(contextOptions), ready: this.openSession(gen, contextOptions).catch(() => undefined) };
   }
 
   private async openSession(gen: Generation, contextOptions: BrowserContextOptions): Promise<Session> {
@@ -234,6 +241,7 @@ export class BrowserPool {
     this.live.add(gen);
     this.current = gen;
     this.lastVersion = proc.browser.version();
+    if (this.options.warmContext) this.openSpare(gen, this.options.warmContext(this.lastVersion));
     this.startHealthChecks();
     this.options.logger.info({ ms: Date.now() - started, version: this.lastVersion, pid: proc.pid }, 'Chromium ready');
     return gen;

@@ -14,7 +14,7 @@ import { Limiter } from './limiter.js';
 import { raceAbort } from './race-abort.js';
 import { renderOutput } from './render-output.js';
 import { assertWithinPixelBudget, type ImageLimits } from './steps/screenshot.js';
-import { contextOptions } from './steps/context-options.js';
+import { contextOptions, defaultContextOptions } from './steps/context-options.js';
 import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles } from './steps/inject-styles.js';
 import { navigate } from './steps/navigate.js';
@@ -52,6 +52,7 @@ export class ChromiumEngine implements CaptureEngine {
       logger: options.logger,
       egress: options.egress,
       jsHeapMb: options.jsHeapMb,
+      warmContext: defaultContextOptions,
     });
     this.limiter = new Limiter(options.concurrency, options.queueSize);
   }

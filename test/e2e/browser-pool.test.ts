@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContextOptions } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrowserPool } from '../../src/capture/browser-pool.js';
 import { findChromium } from '../../src/capture/chromium-path.js';
@@ -7,9 +7,16 @@ import { findChromium } from '../../src/capture/chromium-path.js';
 const logger = pino({ level: 'silent' });
 let pool: BrowserPool | undefined;
 
-const newPool = (maxCapturesPerBrowser = 100) => {
-  pool = new BrowserPool({ executablePath: findChromium(process.env.SHUTTER_CHROMIUM_PATH), maxCapturesPerBrowser, logger });
+const newPool = (maxCapturesPerBrowser = 100, warmContext?: (version: string) => BrowserContextOptions) => {
+  pool = new BrowserPool({ executablePath: findChromium(process.env.SHUTTER_CHROMIUM_PATH), maxCapturesPerBrowser, logger, warmContext });
   return pool;
+};
+
+/** When the page a capture got was created (its about:blank document's time origin), and when the capture asked. */
+const pageAge = async (p: BrowserPool, options: BrowserContextOptions) => {
+  const askedAt = Date.now();
+  const createdAt = await p.withPage(options, ({ page }) => page.evaluate(() => performance.timeOrigin));
+  return askedAt - createdAt;
 };
 
 /** Renders a trivial page and returns the browser that served it. */
@@ -49,6 +56,26 @@ describe('browser pool', () => {
     expect(c).not.toBe(a);
     await expect.poll(() => a.isConnected(), { timeout: 5000 }).toBe(false);
     expect(c.isConnected()).toBe(true);
+  });
+
+  it('opens a page with the default context as soon as the browser starts, for the first capture', async () => {
+    const options = { viewport: { width: 300, height: 200 }, locale: 'en-US' };
+    const versions: string[] = [];
+    const warm = newPool(100, (version) => {
+      versions.push(version);
+      return options;
+    });
+    await warm.start();
+    expect(versions).toEqual([warm.version]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await pageAge(warm, options)).toBeGreaterThan(300);
+    await warm.close();
+
+    // Without it, the first capture's page is opened on demand.
+    const cold = newPool();
+    await cold.start();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await pageAge(cold, options)).toBeLessThan(300);
   });
 
   it('gives every capture a context of its own (no state shared between callers)', async () => {

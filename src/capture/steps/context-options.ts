@@ -1,4 +1,5 @@
 import type { BrowserContextOptions } from 'playwright-core';
+import { parseTakeOptions } from '../../options/parse-take-options.js';
 import type { TakeOptions } from '../../options/schema.js';
 
 /**
@@ -22,4 +23,9 @@ export function contextOptions(
     locale: 'en-US',
     userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36`,
   };
+}
+
+/** The context of a capture with every option at its default (the pool opens one ahead at browser start). */
+export function defaultContextOptions(browserVersion: string): BrowserContextOptions {
+  return contextOptions(parseTakeOptions({ url: 'https://example.com/' }, { countries: [] }), browserVersion);
 }
