@@ -67,7 +67,8 @@ describe('browser pool', () => {
     });
     await warm.start();
     expect(versions).toEqual([warm.version]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Long enough for the page to be open even on a loaded CI machine (it takes ~50 ms idle).
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await pageAge(warm, options)).toBeGreaterThan(300);
     await warm.close();
 
