@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   navigation_failed: 422,
   selector_invalid: 422,
+  conversion_failed: 422,
   rate_limited: 429,
   concurrency_limited: 429,
   quota_exceeded: 429,
