@@ -6,7 +6,8 @@ import { ChromiumEngine } from './capture/chromium-engine.js';
 import type { Config } from './config/schema.js';
 import { CountryProxies } from './egress/country-proxies.js';
 import { EgressProxy } from './egress/egress-proxy.js';
-import { systemResolver, type Resolver } from './egress/resolver.js';
+import { createCachingResolver, type ResolverStats } from './egress/caching-resolver.js';
+import type { Resolver } from './egress/resolver.js';
 import { createTargetCheck } from './egress/target-check.js';
 
 /** Accounts, keys, usage and limits on the configured database (SQLite or Postgres) and Redis. */
@@ -36,7 +37,8 @@ export function createAdblockStore(config: Config, logger: Logger): AdblockEngin
 /** A Chromium engine configured from SHUTTER_* settings (not started). */
 export function createEngine(config: Config, logger: Logger, overrides: EngineOverrides = {}): ChromiumEngine {
   const allowed = config.SHUTTER_ALLOWED_PRIVATE_NETWORKS;
-  const resolve = overrides.resolve ?? systemResolver;
+  const resolve: Resolver & { stats?: () => ResolverStats } =
+    overrides.resolve ?? createCachingResolver({ timeoutMs: config.SHUTTER_DNS_TIMEOUT_MS, servers: config.SHUTTER_DNS_SERVERS });
   return new ChromiumEngine({
     executablePath: findChromium(config.SHUTTER_CHROMIUM_PATH),
     concurrency: config.SHUTTER_CONCURRENCY,
@@ -46,6 +48,7 @@ export function createEngine(config: Config, logger: Logger, overrides: EngineOv
     checkTarget: createTargetCheck(allowed, resolve),
     egress: new EgressProxy({ allowed, resolve, logger, countries: new CountryProxies(config.SHUTTER_PROXIES) }),
     jsHeapMb: config.SHUTTER_PAGE_MEMORY_MB,
+    ...(resolve.stats ? { resolverStats: resolve.stats } : {}),
     adblock: overrides.adblock ?? createAdblockStore(config, logger),
     logger,
   });

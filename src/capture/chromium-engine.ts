@@ -1,6 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
+import type { ResolverStats } from '../egress/caching-resolver.js';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import { guardMainFrame } from '../egress/main-frame-guard.js';
 import type { TargetCheck } from '../egress/target-check.js';
@@ -18,7 +19,10 @@ import { contextOptions, defaultContextOptions } from './steps/context-options.j
 import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles } from './steps/inject-styles.js';
 import { navigate } from './steps/navigate.js';
-import { settle } from './steps/settle.js';
+import { RequestTracker } from './steps/request-tracker.js';
+import { FONTS_MAX_MS, settle } from './steps/settle.js';
+import { waitForPage } from './steps/wait-for-page.js';
+import { CaptureClock } from './capture-clock.js';
 import type { Timings } from './timings.js';
 
 export interface ChromiumEngineOptions {
@@ -32,6 +36,8 @@ export interface ChromiumEngineOptions {
   egress: EgressProxy;
   /** Filter engine for block_ads; without it block_ads answers 501. */
   adblock?: AdblockEngineStore;
+  /** The egress resolver's counters, for /v1/status. */
+  resolverStats?: () => ResolverStats;
   /** JavaScript heap limit per page, MB. */
   jsHeapMb?: number;
   logger: Logger;
@@ -64,7 +70,10 @@ export class ChromiumEngine implements CaptureEngine {
   async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
     if (options.format !== 'pdf' && options.format !== 'markdown') assertWithinPixelBudget(options, this.options.limits);
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(timeoutError(options)), options.timeout * 1000);
+    const clock = new CaptureClock(options.timeout * 1000, options.delay * 1000);
+    // What the capture was doing when the deadline passed: named in the 504.
+    const progress: CaptureProgress = { timings };
+    const timer = setTimeout(() => deadline.abort(timeoutError(options, progress)), options.timeout * 1000);
     try {
       if (options.url) await this.options.checkTarget(options.url);
       const release = await timings.measure('queue', () => this.limiter.acquire(deadline.signal));
@@ -72,7 +81,9 @@ export class ChromiumEngine implements CaptureEngine {
         // ip_country_code: this context's requests leave through that country's egress listener.
         const proxy = options.ip_country_code ? { server: await this.options.egress.listenFor(options.ip_country_code) } : undefined;
         return await this.pool.withPage(contextOptions(options, this.pool.version, proxy), (session) =>
-          this.withDeadline(session.context, deadline.signal, options, () => this.run(session, options, timings, deadline.signal)),
+          this.withDeadline(session.context, deadline.signal, options, progress, () =>
+            this.run(session, options, { timings, clock, progress, signal: deadline.signal }),
+          ),
         );
       } finally {
         release();
@@ -82,49 +93,59 @@ export class ChromiumEngine implements CaptureEngine {
     }
   }
 
-  private async run(
-    { context, page }: Session,
-    options: TakeOptions,
-    timings: Timings,
-    signal: AbortSignal,
-  ): Promise<CaptureResult> {
+  private async run({ context, page }: Session, options: TakeOptions, run: RunState): Promise<CaptureResult> {
+    const { timings, clock, signal } = run;
     closeDialogsAndPopups(page);
     const blocking = new PageBlocking(page, options, this.options.adblock);
     await blocking.beforeNavigation();
     // A main document the egress proxy refused (redirect, refresh, script navigation) is a 403.
     const mainFrame = guardMainFrame(page, this.options.egress);
-    const waitForIdle = await timings.measure('navigate', () => navigate(page, options, signal).catch(mainFrame.rethrow));
-    const cdp = await context.newCDPSession(page);
-    await timings.measure('wait', async () => {
-      await waitForIdle();
-      await hideSelectors(page, options.hide_selectors);
-      await injectStyles(page, options.styles);
-      if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
-      if (blocking.active) await blocking.afterLoad();
-      await settle(cdp);
-      mainFrame.check();
-    });
-    const output = await renderOutput(page, cdp, options, this.options.limits, timings);
-    return {
-      body: output.body,
-      format: options.format,
-      contentType: CONTENT_TYPES[options.format],
-      ...(output.truncated ? { truncated: 'height' as const } : {}),
-    };
+    const tracker = new RequestTracker(page, options.wait_until === 'networkidle2' ? 2 : 0);
+    run.progress.tracker = tracker;
+    try {
+      const cdp = await context.newCDPSession(page);
+      await timings.measure('navigate', () => navigate(page, options, signal).catch(mainFrame.rethrow));
+      const waited = await timings.measure('wait', async () => {
+        const outcome = await waitForPage(options, { page, cdp, tracker, giveUpAt: clock.giveUpAt, signal });
+        await hideSelectors(page, options.hide_selectors);
+        await injectStyles(page, options.styles);
+        if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
+        if (blocking.active) await blocking.afterLoad();
+        await settle(cdp, clock.spareMs(FONTS_MAX_MS));
+        mainFrame.check();
+        return outcome;
+      });
+      const output = await renderOutput(page, cdp, options, this.options.limits, timings, clock);
+      return {
+        body: output.body,
+        format: options.format,
+        contentType: CONTENT_TYPES[options.format],
+        ...(output.truncated ? { truncated: 'height' as const } : {}),
+        ...(waited.partial ? { warnings: ['partial_load' as const], pendingRequests: waited.partial } : {}),
+      };
+    } finally {
+      tracker.dispose();
+    }
   }
 
   /**
    * Races the steps against the deadline. On expiry the context is closed, which kills the
    * page's renderer whatever it is doing, and the steps' own errors are ignored.
    */
-  private async withDeadline<T>(context: BrowserContext, signal: AbortSignal, options: TakeOptions, fn: () => Promise<T>): Promise<T> {
-    if (signal.aborted) throw timeoutError(options);
+  private async withDeadline<T>(
+    context: BrowserContext,
+    signal: AbortSignal,
+    options: TakeOptions,
+    progress: CaptureProgress,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    if (signal.aborted) throw timeoutError(options, progress);
     const closeOnAbort = () => void context.close().catch(() => undefined);
     signal.addEventListener('abort', closeOnAbort, { once: true });
     try {
       return await raceAbort(fn(), signal);
     } catch (error) {
-      throw signal.aborted ? timeoutError(options) : toAppError(error);
+      throw signal.aborted ? (signal.reason as AppError) : toAppError(error);
     } finally {
       signal.removeEventListener('abort', closeOnAbort);
     }
@@ -134,6 +155,7 @@ export class ChromiumEngine implements CaptureEngine {
     return {
       browser: this.pool.version,
       pool: { size: this.limiter.concurrency, busy: this.limiter.busy, queued: this.limiter.queued },
+      ...(this.options.resolverStats ? { resolver: this.options.resolverStats() } : {}),
     };
   }
 
@@ -146,8 +168,27 @@ export class ChromiumEngine implements CaptureEngine {
   }
 }
 
-function timeoutError(options: TakeOptions): AppError {
-  return new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s`);
+/** Where a capture is: its phase and, once the page exists, its requests in flight. */
+interface CaptureProgress {
+  timings: Timings;
+  tracker?: RequestTracker;
+}
+
+interface RunState {
+  timings: Timings;
+  clock: CaptureClock;
+  progress: CaptureProgress;
+  signal: AbortSignal;
+}
+
+/** 504 naming the step that ran out of time and the requests still pending (DESIGN.md §4.5). */
+function timeoutError(options: TakeOptions, progress: CaptureProgress): AppError {
+  const step = progress.timings.current ?? 'queue';
+  const pending = progress.tracker?.pending() ?? [];
+  const waitingOn = pending.length > 0 ? `; ${pending.length === 1 ? 'a request was' : 'requests were'} still pending, e.g. ${pending[0]!.url.slice(0, 120)}` : '';
+  return new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s (step: ${step}${waitingOn})`, {
+    facts: { step, pending_requests: pending },
+  });
 }
 
 /** Dialogs would block the page; popups are closed at once. */

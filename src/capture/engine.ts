@@ -1,5 +1,7 @@
 import type { Format } from '../options/formats.js';
 import type { TakeOptions } from '../options/schema.js';
+import type { ResolverStats } from '../egress/caching-resolver.js';
+import type { PendingRequest } from './steps/request-tracker.js';
 import type { Timings } from './timings.js';
 
 /** The file a capture produced. */
@@ -9,11 +11,19 @@ export interface CaptureResult {
   contentType: string;
   /** Set when a full-page capture was cut at the operator's height cap. */
   truncated?: 'height';
+  /** X-Shutter-Warning values; `partial_load`: captured while requests were still pending. */
+  warnings?: CaptureWarning[];
+  /** With partial_load: what was still pending when Shutter stopped waiting (at most 10). */
+  pendingRequests?: PendingRequest[];
 }
+
+export type CaptureWarning = 'partial_load';
 
 export interface EngineStatus {
   browser: string | undefined;
   pool: { size: number; busy: number; queued: number };
+  /** The egress guard's DNS counters, when its resolver keeps them. */
+  resolver?: ResolverStats;
 }
 
 /** What the HTTP layer needs from a capture engine; tests inject a stub. */

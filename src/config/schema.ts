@@ -3,6 +3,7 @@ import { hasValidChecksum } from '../accounts/api-key.js';
 import { DEBIAN_LISTS } from '../capture/blocking/filter-lists.js';
 import { parseCidrList } from '../egress/cidr.js';
 import { parseProxyTable } from '../egress/country-proxies.js';
+import { parseDnsServers } from '../egress/dns-servers.js';
 
 const int = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`;
@@ -77,6 +78,12 @@ export const configSchema = z.object({
     .describe(
       'Comma-separated CIDRs that pages may reach although private (e.g. 10.0.0.0/8,127.0.0.1/32): the target, redirects and every subresource (docs/security.md).',
     ),
+  SHUTTER_DNS_SERVERS: parsedText(parseDnsServers).describe(
+    "DNS servers the egress guard asks, comma-separated (IP or IP:port, e.g. 1.1.1.1,127.0.0.1:5353). Default: the system's (/etc/resolv.conf). The hosts file and resolv.conf's search list apply either way.",
+  ),
+  SHUTTER_DNS_TIMEOUT_MS: int(100, 30_000)
+    .default(2000)
+    .describe('Longest a DNS lookup of the egress guard may take; past it the host counts as unresolvable for the page (remembered 5 s).'),
   SHUTTER_PAGE_MEMORY_MB: int(128, 16_384)
     .default(1024)
     .describe('JavaScript heap limit of each page in MB; a page over it crashes alone (422) and the service goes on.'),

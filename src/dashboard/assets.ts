@@ -88,8 +88,9 @@ export const PLAYGROUND_JS = `
     fetch('/v1/take?' + params().toString(), { headers: { apikey: key } }).then(function (res) {
       var type = res.headers.get('content-type') || '';
       var left = res.headers.get('x-quota-remaining');
+      var warning = res.headers.get('x-shutter-warning');
       return res.blob().then(function (body) {
-        status.textContent = res.status + ' ' + type + ' · ' + body.size + ' bytes' + (left !== null ? ' · ' + left + ' captures left this month' : '');
+        status.textContent = res.status + ' ' + type + ' · ' + body.size + ' bytes' + (left !== null ? ' · ' + left + ' captures left this month' : '') + (warning ? ' · warning: ' + warning : '');
         if (lastUrl) URL.revokeObjectURL(lastUrl);
         lastUrl = URL.createObjectURL(body);
         if (res.ok && type.indexOf('image/') === 0) {

@@ -31,8 +31,9 @@ export class EgressGate {
   private readonly open = new Set<Socket>();
 
   constructor(private readonly options: EgressGateOptions) {
-    // A short cache: the page's tenth request to a host reuses the first, checked answer.
-    this.guard = createAddressGuard({ allowed: options.allowed, resolve: options.resolve, cacheMs: 10_000 });
+    // The resolver remembers answers for their TTL; this 1 s pin also holds for TTL 0, the
+    // rebinding server's favourite: a page's burst of requests to a name reaches one checked answer.
+    this.guard = createAddressGuard({ allowed: options.allowed, resolve: options.resolve, cacheMs: 1_000 });
   }
 
   /** The checked addresses to connect to, or undefined when the endpoint is refused or unresolvable (recorded). */

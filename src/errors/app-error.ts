@@ -16,7 +16,13 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { details?: ErrorDetail[]; retryAfterSeconds?: number; headers?: Record<string, string> } = {},
+    readonly extra: {
+      details?: ErrorDetail[];
+      /** Machine-readable facts shown as `details` where there is no parameter to name (a 504's step and pending requests). */
+      facts?: Record<string, unknown>;
+      retryAfterSeconds?: number;
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(message);
     this.name = 'AppError';

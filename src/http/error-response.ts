@@ -5,7 +5,7 @@ import type { ErrorCode } from '../errors/error-codes.js';
 export interface ErrorResponse {
   status: number;
   headers: Record<string, string>;
-  body: { error: { code: ErrorCode; message: string; details?: unknown[] }; request_id: string };
+  body: { error: { code: ErrorCode; message: string; details?: unknown }; request_id: string };
 }
 
 /** Fastify's own errors (body parsing, limits) in our vocabulary. */
@@ -42,13 +42,16 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Fasti
   }
   const headers: Record<string, string> = { ...appError.extra.headers };
   if (appError.extra.retryAfterSeconds !== undefined) headers['retry-after'] = String(appError.extra.retryAfterSeconds);
-  const details = appError.extra.details;
+  const details = appError.extra.details?.length ? appError.extra.details : appError.extra.facts;
   return {
     status: appError.status,
     headers,
     body: {
-      error: { code: appError.code, message: appError.message, ...(details?.length ? { details } : {}) },
+      error: { code: appError.code, message: appError.message, ...(hasDetails(details) ? { details } : {}) },
       request_id: requestId,
     },
   };
 }
+
+const hasDetails = (details: unknown): boolean =>
+  Array.isArray(details) ? details.length > 0 : details !== undefined && details !== null;

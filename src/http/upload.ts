@@ -22,7 +22,7 @@ export async function storeCapture(store: FileStore | undefined, options: TakeOp
   }
 }
 
-/** The upload=1 answer: `{ url, expires_at, format, content_type, size, request_id }`. */
+/** The upload=1 answer: `{ url, expires_at, format, content_type, size, request_id }`, plus `warnings` and `pending_requests` after a partial load. */
 export function sendStored(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -35,6 +35,7 @@ export function sendStored(
   const base = publicUrl ?? `${request.protocol}://${request.host}`;
   const url = stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url;
   if (result.truncated) reply.header('x-shutter-truncated', result.truncated);
+  if (result.warnings?.length) reply.header('x-shutter-warning', result.warnings.join(','));
   return reply.header('cache-control', 'no-store').header('server-timing', serverTiming).send({
     url,
     expires_at: stored.expiresAt?.toISOString() ?? null,
@@ -42,5 +43,6 @@ export function sendStored(
     content_type: result.contentType,
     size: result.body.length,
     request_id: request.id,
+    ...(result.warnings?.length ? { warnings: result.warnings, pending_requests: result.pendingRequests ?? [] } : {}),
   });
 }

@@ -93,6 +93,21 @@ export const takeParameters = {
     allowed: 'integer seconds: 1–90 for image captures of a url; 1–12 for pdf, markdown and html input',
     default: '60, or 12 where the cap is 12',
   }),
+  stall_timeout: meta(integerField(1, 60).default(5), {
+    description:
+      'Seconds after which a request that has received nothing (a tracking pixel or script whose host hangs) stops holding ' +
+      'wait_until, once the document is parsed: pending loads are stopped, the page is captured as it is, and the answer ' +
+      'carries X-Shutter-Warning: partial_load.',
+    allowed: 'integer seconds 1–60',
+    default: '5',
+  }),
+  fail_on_partial_load: meta(booleanField().default(false), {
+    description:
+      'Be strict: wait for wait_until itself until timeout, then answer 504 capture_timeout naming the pending requests, ' +
+      'instead of capturing a partly loaded page with X-Shutter-Warning: partial_load.',
+    allowed: 'boolean',
+    default: 'false',
+  }),
   block_ads: meta(booleanField().default(false), {
     description: 'Block ads and trackers.',
     allowed: 'boolean',

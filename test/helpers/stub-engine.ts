@@ -8,6 +8,7 @@ import type { Plans } from '../../src/accounts/plans.js';
 import { createAccountServices, type AccountServices } from '../../src/accounts/services.js';
 import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from '../../src/capture/engine.js';
+import type { PendingRequest } from '../../src/capture/steps/request-tracker.js';
 import type { Timings } from '../../src/capture/timings.js';
 import { openSqlite } from '../../src/db/sqlite.js';
 import { createApp } from '../../src/http/app.js';
@@ -62,6 +63,8 @@ export interface StubEngineOptions {
   status?: EngineStatus;
   ready?: boolean;
   truncated?: 'height';
+  /** Answer as a partial load with these requests pending (X-Shutter-Warning: partial_load). */
+  partial?: PendingRequest[];
 }
 
 /** A CaptureEngine without a browser: records what it was asked and answers with a small real file. */
@@ -73,6 +76,7 @@ export class StubEngine implements CaptureEngine {
   engineStatus: EngineStatus;
   isReady: boolean;
   truncated: 'height' | undefined;
+  partial: PendingRequest[] | undefined;
   closed = false;
 
   constructor(options: StubEngineOptions = {}) {
@@ -81,6 +85,7 @@ export class StubEngine implements CaptureEngine {
     this.engineStatus = options.status ?? { browser: 'StubChromium/1.0', pool: { size: 2, busy: 0, queued: 0 } };
     this.isReady = options.ready ?? true;
     this.truncated = options.truncated;
+    this.partial = options.partial;
   }
 
   /** The options of the most recent capture call. */
@@ -100,6 +105,7 @@ export class StubEngine implements CaptureEngine {
         format: options.format,
         contentType: CONTENT_TYPES[options.format],
         ...(this.truncated ? { truncated: this.truncated } : {}),
+        ...(this.partial ? { warnings: ['partial_load' as const], pendingRequests: this.partial } : {}),
       };
     });
   }

@@ -40,6 +40,18 @@ const pathOf = (url: string) => {
 };
 
 describe('upload=1 on the local store', () => {
+  it('a partial load says so: X-Shutter-Warning and warnings + pending_requests in the JSON', async () => {
+    t.engine.partial = [{ url: 'https://px.tracker.example/p.gif', age_ms: 5012 }];
+    const res = await upload();
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBe('partial_load');
+    expect(res.json()).toMatchObject({ warnings: ['partial_load'], pending_requests: [{ url: 'https://px.tracker.example/p.gif', age_ms: 5012 }] });
+    t.engine.partial = undefined;
+    const clean = await upload();
+    expect(clean.headers['x-shutter-warning']).toBeUndefined();
+    expect(clean.json().warnings).toBeUndefined();
+  });
+
   it('answers JSON with a signed URL on this service, and the URL serves the file without a key', async () => {
     const res = await upload();
     expect(res.statusCode).toBe(200);

@@ -210,6 +210,18 @@ const CASES: ParameterCase[] = [
     invalid: ['0', '91', '1.5', 'forever', -5],
     default: 60,
   },
+  {
+    name: 'stall_timeout',
+    base: IMAGE,
+    valid: [
+      ['1', 1],
+      ['60', 60],
+      [12, 12],
+    ],
+    invalid: ['0', '61', '2.5', 'soon', -1],
+    default: 5,
+  },
+  bool('fail_on_partial_load', IMAGE, false),
   bool('block_ads', IMAGE, false),
   bool('block_cookie_banners', IMAGE, false),
   bool('block_chats', IMAGE, false),
@@ -326,7 +338,7 @@ const CASES: ParameterCase[] = [
 describe('every parameter of the DESIGN.md table', () => {
   it('has a case for every parameter of the schema', () => {
     expect(CASES.map((c) => c.name).sort()).toEqual([...PARAMETER_NAMES].sort());
-    expect(PARAMETER_NAMES).toHaveLength(27);
+    expect(PARAMETER_NAMES).toHaveLength(29);
   });
 
   describe.each(CASES)('$name', ({ name, base, valid, invalid, default: def }) => {
@@ -366,6 +378,8 @@ describe('defaults', () => {
       wait_until: 'load',
       delay: 0,
       timeout: 60,
+      stall_timeout: 5,
+      fail_on_partial_load: false,
       block_ads: false,
       block_cookie_banners: false,
       block_chats: false,

@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
 import type { TakeOptions } from '../../options/schema.js';
-import { NetworkIdleTracker } from './network-idle.js';
 
 /**
  * The origin html input is served from: an http origin of our own, never file://, so relative
@@ -9,11 +8,11 @@ import { NetworkIdleTracker } from './network-idle.js';
  */
 export const HTML_ORIGIN = 'http://html.shutter.invalid/';
 
-/** Loads the url or the caller's html and waits for the wait_until condition. */
-export async function navigate(page: Page, options: TakeOptions, signal: AbortSignal): Promise<() => Promise<void>> {
-  const idleThreshold = options.wait_until === 'networkidle0' ? 0 : options.wait_until === 'networkidle2' ? 2 : -1;
-  const tracker = idleThreshold >= 0 ? new NetworkIdleTracker(page, idleThreshold) : undefined;
-  const waitUntil = options.wait_until === 'domcontentloaded' ? 'domcontentloaded' : 'load';
+/**
+ * Loads the url or the caller's html until the document commits. Waiting for wait_until is the
+ * next step (wait-for-page.ts), where stalled third parties are bounded.
+ */
+export async function navigate(page: Page, options: TakeOptions, signal: AbortSignal): Promise<void> {
   let target = options.url;
   if (options.html !== undefined) {
     const html = options.html;
@@ -24,14 +23,11 @@ export async function navigate(page: Page, options: TakeOptions, signal: AbortSi
   }
   try {
     // The capture deadline bounds navigation; Playwright's own timeout is disabled.
-    await page.goto(target!, { waitUntil, timeout: 0 });
+    await page.goto(target!, { waitUntil: 'commit', timeout: 0 });
   } catch (error) {
-    tracker?.dispose();
     if (signal.aborted) throw error;
     throw new AppError('navigation_failed', navigationMessage(error));
   }
-  // Waiting for network idle belongs to the "wait" phase; hand it back to the caller.
-  return async () => tracker?.waitForIdle(signal);
 }
 
 /** Chromium's net error name is safe to show (it says what failed, not what is behind it). */

@@ -21,8 +21,10 @@ const pageHeight = (page: Page, max: number) =>
  * viewport: ~400 ms less on a 20 000 px page). Infinite-scroll pages grow; that is repeated a few
  * times within the height cap and a time budget. The viewport is restored and images are awaited.
  */
-export async function preloadLazyContent(page: Page, maxHeight: number): Promise<void> {
+export async function preloadLazyContent(page: Page, maxHeight: number, budgetMs: (capMs: number) => number = (cap) => cap): Promise<void> {
   const started = Date.now();
+  // What the capture's deadline leaves (capture-clock.ts): a page held by stalls has less.
+  const growBudgetMs = budgetMs(PRELOAD_BUDGET_MS);
   await page.evaluate(() => {
     for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
   });
@@ -30,7 +32,7 @@ export async function preloadLazyContent(page: Page, maxHeight: number): Promise
   let height = await pageHeight(page, maxHeight);
   if (viewport && height > viewport.height) {
     try {
-      for (let round = 0; round < MAX_ROUNDS && Date.now() - started < PRELOAD_BUDGET_MS; round++) {
+      for (let round = 0; round < MAX_ROUNDS && Date.now() - started < growBudgetMs; round++) {
         await page.setViewportSize({ width: viewport.width, height });
         await twoFrames(page);
         const grown = await pageHeight(page, maxHeight);
@@ -47,5 +49,5 @@ export async function preloadLazyContent(page: Page, maxHeight: number): Promise
       .filter((img) => img.src && !(img.complete && img.naturalWidth > 0))
       .map((img) => img.decode().catch(() => undefined));
     await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, waitMs))]);
-  }, IMAGE_WAIT_MS);
+  }, budgetMs(IMAGE_WAIT_MS));
 }

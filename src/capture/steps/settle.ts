@@ -1,7 +1,7 @@
 import type { CDPSession } from 'playwright-core';
 
 /** Longest wait for web fonts; a font that never loads must not cost the whole timeout. */
-const FONTS_MAX_MS = 3000;
+export const FONTS_MAX_MS = 3000;
 
 /**
  * Waits until web fonts are ready. No animation-frame wait is needed: Page.captureScreenshot
@@ -10,9 +10,9 @@ const FONTS_MAX_MS = 3000;
  * Asked over the capture's own CDP session rather than page.evaluate: Playwright's first
  * evaluate in a page injects its utility script first, which cost ~10 ms a capture.
  */
-export async function settle(cdp: CDPSession): Promise<void> {
+export async function settle(cdp: CDPSession, maxMs = FONTS_MAX_MS): Promise<void> {
   await cdp.send('Runtime.evaluate', {
-    expression: `Promise.race([document.fonts.ready.then(() => undefined), new Promise((r) => setTimeout(r, ${FONTS_MAX_MS}))])`,
+    expression: `Promise.race([document.fonts.ready.then(() => undefined), new Promise((r) => setTimeout(r, ${Math.round(maxMs)}))])`,
     awaitPromise: true,
     returnByValue: true,
   });

@@ -24,11 +24,13 @@ export function playgroundPage(v: { account: Account; csrf: string }): string {
         <div><label for="pg-width">Viewport width</label><input id="pg-width" type="number" name="viewport_width" min="100" max="3840" placeholder="1280"></div>
         <div><label for="pg-height">Viewport height</label><input id="pg-height" type="number" name="viewport_height" min="100" max="10000" placeholder="800"></div>
         <div><label for="pg-delay">Delay (s)</label><input id="pg-delay" type="number" name="delay" min="0" max="30" step="0.5" placeholder="0"></div>
+        <div><label for="pg-stall">Stall timeout (s)</label><input id="pg-stall" type="number" name="stall_timeout" min="1" max="60" step="1" placeholder="5"></div>
       </div>
       <div class="row">
         <div><label><input type="checkbox" name="full_page" value="true"> Full page</label></div>
         <div><label><input type="checkbox" name="block_cookie_banners" value="true"> Hide cookie banners</label></div>
         <div><label><input type="checkbox" name="block_ads" value="true"> Block ads</label></div>
+        <div><label><input type="checkbox" name="fail_on_partial_load" value="true"> Fail on partial load</label></div>
       </div>
       <p><button id="pg-submit" type="submit">Take capture</button></p>
     </form>

@@ -28,7 +28,7 @@ export function statusRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
       rate_limit: { limit: rate.limit, remaining: rate.remaining, reset: rate.resetSeconds },
       concurrency: { limit: plan.concurrency, in_use: await deps.accounts.limits.concurrency.inUse(account.id) },
-      service: { browser: engine.browser ?? null, pool: engine.pool },
+      service: { browser: engine.browser ?? null, pool: engine.pool, ...(engine.resolver ? { resolver: engine.resolver } : {}) },
       countries: deps.countries ?? [],
     };
   });

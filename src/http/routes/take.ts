@@ -57,5 +57,6 @@ function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureR
     .header('server-timing', timings.toServerTiming())
     .header('cache-control', 'no-store');
   if (result.truncated) reply.header('x-shutter-truncated', result.truncated);
+  if (result.warnings?.length) reply.header('x-shutter-warning', result.warnings.join(','));
   return reply.send(result.body);
 }
