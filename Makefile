@@ -39,11 +39,11 @@ docs: build
 
 # The benchmark suite (docs/performance.md, "How to run the benchmark"): Shutter against a warm
 # Playwright floor, a launch-per-request service and capture-website. Options: BENCH_* variables,
-# e.g. `BENCH_LONG=1 make bench`. Takes ~25 min on 2 cores (+~12 with BENCH_LONG=1); bench-smoke under a minute.
+# e.g. `BENCH_LONG=1 make bench`. Takes ~40 min on 2 cores with the real-page scenarios (+~12 with BENCH_LONG=1); bench-smoke ~1–2 min.
 bench: deps build bench-deps
 	node dist/bench/run.js
 
-# Part of `make test` (~25 s): every scenario once on Shutter, the floor, the bare-CDP bound and launch-per-request, so the
+# Part of `make test` (~1 min): every scenario once on Shutter, the floor, the bare-CDP bound and launch-per-request, so the
 # suite keeps working; capture-website is left out to need no extra install. Exits 1 on any error.
 bench-smoke-ci: build
 	@mkdir -p bench/results

@@ -3,13 +3,27 @@
  * loop with the load generator. Serves bench/fixtures/*.html and images it makes at start (no
  * internet): PNG photos with gradients and grain (so they cost real decode time), SVG logos,
  * avatars and figures. Run by bench/run.ts with BENCH_PORT set.
+ *
+ * Real pages (issue 23): `/article-hang.html` is article.html with one tracking pixel on this
+ * server, `/hang/…`, put where its `<!-- bench:hang -->` marker is. A `/hang/…` request is accepted
+ * and never answered; the held requests are destroyed when the server stops, so it always can.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import sharp from 'sharp';
 
 const FIXTURES = new URL('../../bench/fixtures/', import.meta.url);
 const PHOTO_VARIANTS = 16;
+const HANG_MARKER = '<!-- bench:hang -->';
+/** What article-hang.html has in place of the marker: a tracker's pixel whose server never answers. */
+const HANG_PIXEL = '<img class="px" src="/hang/px.gif?ev=pageview&amp;aid=nf-20261118-0412" width="1" height="1" alt="">';
+
+/** article-hang.html from article.html. */
+function withHangingPixel(article: Buffer): Buffer {
+  const html = article.toString('utf8');
+  if (!html.includes(HANG_MARKER)) throw new Error(`article.html has no ${HANG_MARKER} marker`);
+  return Buffer.from(html.replace(HANG_MARKER, HANG_PIXEL), 'utf8');
+}
 
 /** A deterministic photo-like image: two-colour gradient, soft circles and grain. */
 async function photo(width: number, height: number, variant: number): Promise<Buffer> {
@@ -51,12 +65,20 @@ async function main() {
   if (!Number.isInteger(port) || port <= 0) throw new Error('BENCH_PORT must be set');
   const files = new Map<string, Buffer>();
   for (const name of readdirSync(FIXTURES)) if (name.endsWith('.html')) files.set(`/${name}`, readFileSync(new URL(name, FIXTURES)));
+  files.set('/article-hang.html', withHangingPixel(files.get('/article.html')!));
+  /** Requests to /hang/… held open: never answered, destroyed on stop. */
+  const held = new Set<ServerResponse>();
   const photos = await Promise.all(Array.from({ length: PHOTO_VARIANTS }, (_, v) => photo(400, 260, v)));
   const hero = await photo(1280, 420, 99);
   const svgs = new Map<string, string>();
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
+    if (path.startsWith('/hang/')) {
+      held.add(res);
+      res.once('close', () => held.delete(res));
+      return;
+    }
     const page = files.get(path);
     if (page) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(page);
     let m: RegExpMatchArray | null;
@@ -75,9 +97,15 @@ async function main() {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
   server.listen(port, '127.0.0.1');
-  // Nothing to flush: a static server may stop at once.
-  process.once('SIGTERM', () => process.exit(0));
-  process.once('SIGINT', () => process.exit(0));
+  // Nothing to flush: a static server may stop at once, held requests included.
+  const stop = () => {
+    for (const res of held) res.destroy();
+    server.close();
+    server.closeAllConnections();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }
 
 main().catch((error: unknown) => {

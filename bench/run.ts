@@ -15,7 +15,7 @@ import { readOptions, type BenchOptions, type EngineId } from './lib/options.js'
 import { Child, freePort, killEverything } from './lib/processes.js';
 import { sampleTree, TreeSampler } from './lib/proc-tree.js';
 import { renderMarkdown, writeDocsSection, writeJson } from './lib/report.js';
-import type { ColdStarts, LongRun, RunReport, ScenarioResult } from './lib/results.js';
+import type { ColdStarts, LongRun, ResolverDelta, RunReport, ScenarioResult } from './lib/results.js';
 import { COLD_START_SCENARIO, LONG_RUN_CONCURRENCY, LONG_RUN_MIX, SCENARIOS, roundsFor, selectScenarios, type Scenario } from './lib/scenarios.js';
 import { mean, percentile, round } from './lib/stats.js';
 import { evaluateTargets } from './lib/targets.js';
@@ -45,9 +45,28 @@ class Bench {
     this.deadline = performance.now() + options.runTimeoutMs;
   }
 
-  request(engine: RunningEngine, scenario: Scenario): RequestSpec {
-    const query = new URLSearchParams({ url: `${this.fixtureBase}/${scenario.page}`, ...scenario.params });
-    return { url: `${engine.base}/v1/take?${query}`, headers: engine.spec.headers, expect: scenario.expect };
+  request(engine: RunningEngine, scenario: Scenario, page = scenario.page): RequestSpec {
+    const params = { ...scenario.params, ...(this.options.smoke && engine.spec.id === 'shutter' ? scenario.smokeParams : {}) };
+    // The floor has no markdown: it answers the loaded page's HTML (page.content()) instead.
+    const expect = scenario.expect === 'markdown' && engine.spec.id === 'floor' ? 'html' : scenario.expect;
+    const query = new URLSearchParams({ url: `${this.fixtureBase}/${page}`, ...params });
+    return { url: `${engine.base}/v1/take?${query}`, headers: engine.spec.headers, expect, ...(scenario.tolerate ? { tolerate: scenario.tolerate } : {}) };
+  }
+
+  /** Shutter's `service.resolver` counters from GET /v1/status, or null when absent or unreadable. */
+  async resolverStats(engine: RunningEngine): Promise<Record<string, number> | null> {
+    if (engine.spec.id !== 'shutter') return null;
+    try {
+      const res = await fetch(`${engine.base}/v1/status`, { headers: engine.spec.headers, signal: AbortSignal.timeout(5_000) });
+      if (!res.ok) return null;
+      const body = (await res.json()) as { service?: { resolver?: unknown } };
+      const resolver = body?.service?.resolver;
+      if (!resolver || typeof resolver !== 'object') return null;
+      const counters = Object.entries(resolver).filter((e): e is [string, number] => typeof e[1] === 'number' && Number.isFinite(e[1]));
+      return counters.length ? Object.fromEntries(counters) : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Starts an engine and measures its cold start: process start → first successful capture. */
@@ -82,12 +101,14 @@ class Bench {
   async measure(engine: RunningEngine, scenario: Scenario): Promise<ScenarioResult> {
     const { options } = this;
     const spec = this.request(engine, scenario);
+    const warmSpec = scenario.warmupPage ? this.request(engine, scenario, scenario.warmupPage) : spec;
     const c = scenario.concurrency;
     const budget = () => Math.min(this.deadline, performance.now() + options.scenarioTimeoutMs);
-    const common = { requestTimeoutMs: options.requestTimeoutMs };
+    const common = { requestTimeoutMs: Math.max(options.requestTimeoutMs, (scenario.minRequestTimeoutS ?? 0) * 1000) };
     // A per-request-launch baseline starts a new browser each time: one request warms Node, the cold probe did that in a smoke run.
     const warmTotal = engine.spec.slow ? (options.smoke ? 0 : 1) : Math.max(options.warmup, options.warmup ? c : 0);
-    const warm = warmTotal ? await runLoad(() => spec, { ...common, total: warmTotal, concurrency: Math.min(c, warmTotal), deadline: budget() }) : undefined;
+    const warm = warmTotal ? await runLoad(() => warmSpec, { ...common, total: warmTotal, concurrency: Math.min(c, warmTotal), deadline: budget() }) : undefined;
+    const resolverBefore = scenario.realPage ? await this.resolverStats(engine) : null;
     const sampler = new TreeSampler(engine.child.pid, options.sampleMs, engine.child.seen);
     sampler.start();
     const load = await runLoad(() => spec, {
@@ -97,6 +118,7 @@ class Bench {
       deadline: budget(),
     });
     const memory = sampler.stop();
+    const resolverAfter = scenario.realPage ? await this.resolverStats(engine) : null;
     const phases = Object.keys(load.phases).length
       ? Object.fromEntries(Object.entries(load.phases).map(([k, v]) => [k, round(percentile(v, 0.5))]))
       : undefined;
@@ -109,6 +131,7 @@ class Bench {
       errors: load.errors + (warm?.errors ?? 0),
       errorSamples: [...new Set([...(warm?.errorSamples ?? []), ...load.errorSamples, ...loggedErrors(engine)])].slice(0, 8),
       p50: round(percentile(load.latencies, 0.5)),
+      p90: round(percentile(load.latencies, 0.9)),
       p95: round(percentile(load.latencies, 0.95)),
       p99: round(percentile(load.latencies, 0.99)),
       mean: round(mean(load.latencies)),
@@ -120,6 +143,12 @@ class Bench {
       cpuMsPerCapture: load.ok ? round((memory.cpuSeconds * 1000) / load.ok) : Number.NaN,
       medianBytes: Math.round(percentile(load.bytes, 0.5)) || 0,
       ...(phases ? { phases } : {}),
+      requests: load.ok + load.errors + load.toleratedLatencies.length,
+      ...(load.toleratedLatencies.length
+        ? { tolerated: load.tolerated, toleratedP50: round(percentile(load.toleratedLatencies, 0.5)), toleratedSamples: load.toleratedSamples }
+        : {}),
+      ...(Object.keys(load.warnings).length ? { warnings: load.warnings } : {}),
+      ...(scenario.realPage && engine.spec.id === 'shutter' ? { resolver: resolverDelta(resolverBefore, resolverAfter) } : {}),
     };
   }
 
@@ -158,6 +187,8 @@ class Bench {
       `${r.scenario.padEnd(24)} ${r.engine.padEnd(16)} ok ${String(r.ok).padStart(4)}  err ${r.errors}  ` +
         `p50 ${r.p50.toFixed(0).padStart(5)}  p95 ${r.p95.toFixed(0).padStart(5)}  ${r.throughput.toFixed(1).padStart(5)}/s  ` +
         `PSS ${r.peakPssMb.toFixed(0).padStart(5)} MiB  CPU ${Number(r.cpuMsPerCapture).toFixed(0).padStart(4)} ms/capture` +
+        (r.tolerated ? `  tolerated ${Object.entries(r.tolerated).map(([k, v]) => `${k} ×${v}`).join(', ')} (p50 ${r.toleratedP50?.toFixed(0)} ms)` : '') +
+        (r.warnings ? `  warnings ${Object.entries(r.warnings).map(([k, v]) => `${k} ×${v}`).join(', ')}` : '') +
         (r.errors ? `\n    errors: ${r.errorSamples.join(' | ').slice(0, 400)}` : ''),
     );
   }
@@ -256,6 +287,13 @@ class Bench {
   }
 }
 
+/** Counter by counter, after − before; null when either is missing (an older Shutter has no service.resolver). */
+function resolverDelta(before: Record<string, number> | null, after: Record<string, number> | null): ResolverDelta | null {
+  if (!before || !after) return null;
+  const delta = Object.fromEntries(Object.keys(after).filter((k) => k in before).map((k) => [k, after[k]! - before[k]!]));
+  return { before, after, delta };
+}
+
 /** The engine's own error log lines (pino level 50/60), which say what an HTTP 500 hides. */
 function loggedErrors(engine: RunningEngine): string[] {
   return engine.child
@@ -310,7 +348,7 @@ async function main(): Promise<number> {
     });
     const fixtureBase = `http://127.0.0.1:${fixturePort}`;
     await waitForFixtures(fixtureBase, fixtures);
-    const bench = new Bench(options, { root: ROOT, chromium, shutter }, fixtureBase);
+    const bench = new Bench(options, { root: ROOT, chromium, shutter, floorGotoTimeoutS: options.floorGotoTimeoutS }, fixtureBase);
     try {
       await bench.runScenarios(selectScenarios(options.scenarios, options.smoke));
       if (options.long) for (const id of (['shutter', 'floor'] as const).filter((e) => options.engines.includes(e))) await bench.longRun(id);

@@ -1,11 +1,13 @@
 /**
  * The HTTP face every baseline shares with Shutter, so the load generator sends the same request to
- * each: `GET /v1/take?url=…&format=png|jpg|pdf&full_page=1&quality=80`. Anything else is a 400.
- * Chromium for the baselines is BENCH_CHROMIUM (the binary Shutter uses); the port is BENCH_PORT.
+ * each: `GET /v1/take?url=…&format=png|jpg|pdf|markdown&full_page=1&quality=80`. Anything else, or a
+ * format the baseline does not do, is a 400. Chromium for the baselines is BENCH_CHROMIUM (the
+ * binary Shutter uses); the port is BENCH_PORT.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
-export type BaselineFormat = 'png' | 'jpg' | 'pdf';
+/** `markdown`: only the floor, which answers the loaded page's HTML (it has no converter). */
+export type BaselineFormat = 'png' | 'jpg' | 'pdf' | 'markdown';
 
 /** One capture request, as a baseline understands it. */
 export interface BaselineRequest {
@@ -17,15 +19,24 @@ export interface BaselineRequest {
   height: number;
 }
 
+/** A capture with headers to send along, e.g. `x-bench-warning: load_timeout`. */
+export interface BaselineAnswer {
+  body: Buffer;
+  headers?: Record<string, string>;
+}
+
 export interface BaselineServer {
-  capture(request: BaselineRequest): Promise<Buffer>;
+  capture(request: BaselineRequest): Promise<Buffer | BaselineAnswer>;
+  /** The formats it does (default png, jpg, pdf); others are a 400. */
+  formats?: readonly BaselineFormat[];
   /** Called once before listening (e.g. the floor launches its warm browser here). */
   start?(): Promise<void>;
   /** Called on SIGTERM/SIGINT before the process exits: close browsers. */
   stop?(): Promise<void>;
 }
 
-const CONTENT_TYPES: Record<BaselineFormat, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf' };
+const CONTENT_TYPES: Record<BaselineFormat, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf', markdown: 'text/html; charset=utf-8' };
+const DEFAULT_FORMATS: readonly BaselineFormat[] = ['png', 'jpg', 'pdf'];
 const KNOWN = new Set(['url', 'format', 'full_page', 'quality', 'viewport_width', 'viewport_height']);
 
 /** Parses the query of a take request; a string is the reason for a 400. */
@@ -35,7 +46,7 @@ export function parseTake(rawUrl: string): BaselineRequest | string {
   const url = query.get('url');
   if (!url || !/^https?:\/\//.test(url)) return 'url is required';
   const format = (query.get('format') ?? 'png').replace('jpeg', 'jpg');
-  if (format !== 'png' && format !== 'jpg' && format !== 'pdf') return `unsupported format ${format}`;
+  if (format !== 'png' && format !== 'jpg' && format !== 'pdf' && format !== 'markdown') return `unsupported format ${format}`;
   const flag = query.get('full_page');
   return {
     url,
@@ -54,7 +65,12 @@ export function baselineChromium() {
   return {
     executablePath,
     // Chromium refuses to start sandboxed as root.
-    args: process.getuid?.() === 0 ? ['--no-sandbox'] : [],
+    args: [
+      ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+      // BENCH_BASELINE_HOST_RULES='MAP *.test ~NOTFOUND': the baselines' Chromium fails those names at
+      // once, as behind a resolver that never stalls (the real-page comparison's fast-resolver case).
+      ...(process.env.BENCH_BASELINE_HOST_RULES ? [`--host-resolver-rules=${process.env.BENCH_BASELINE_HOST_RULES}`] : []),
+    ],
     // serveBaseline closes the browsers on a signal itself.
     handleSIGINT: false,
     handleSIGTERM: false,
@@ -71,9 +87,13 @@ export async function serveBaseline(server: BaselineServer): Promise<void> {
     if (req.method !== 'GET' || !req.url?.startsWith('/v1/take')) return res.writeHead(404).end();
     const request = parseTake(req.url);
     if (typeof request === 'string') return res.writeHead(400, { 'content-type': 'text/plain' }).end(request);
+    if (!(server.formats ?? DEFAULT_FORMATS).includes(request.format)) {
+      return res.writeHead(400, { 'content-type': 'text/plain' }).end(`unsupported format ${request.format}`);
+    }
     try {
-      const body = await server.capture(request);
-      res.writeHead(200, { 'content-type': CONTENT_TYPES[request.format], 'content-length': body.length }).end(body);
+      const answer = await server.capture(request);
+      const { body, headers } = Buffer.isBuffer(answer) ? { body: answer, headers: {} } : answer;
+      res.writeHead(200, { ...headers, 'content-type': CONTENT_TYPES[request.format], 'content-length': body.length }).end(body);
     } catch (error) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(error instanceof Error ? error.message : String(error));
     }

@@ -51,6 +51,8 @@ export interface EngineContext {
   root: string;
   chromium: string;
   shutter: ShutterSetup;
+  /** The floor's bound on page.goto, s. */
+  floorGotoTimeoutS: number;
 }
 
 /** How to start an engine on a port; `concurrency` sizes Shutter's pool. */
@@ -80,7 +82,14 @@ export function engineSpec(id: EngineId, port: number, concurrency: number, ctx:
         slow: false,
       };
     case 'floor':
-      return { id, label: ENGINE_LABELS[id], argv: [node, join(ctx.root, 'dist/bench/baselines/floor-server.js')], env: base, headers: {}, slow: false };
+      return {
+        id,
+        label: ENGINE_LABELS[id],
+        argv: [node, join(ctx.root, 'dist/bench/baselines/floor-server.js')],
+        env: { ...base, BENCH_FLOOR_GOTO_TIMEOUT_S: String(ctx.floorGotoTimeoutS) },
+        headers: {},
+        slow: false,
+      };
     case 'bare':
       return { id, label: ENGINE_LABELS[id], argv: [node, join(ctx.root, 'dist/bench/baselines/bare-cdp-server.js')], env: base, headers: {}, slow: false };
     case 'launch':

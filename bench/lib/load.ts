@@ -4,14 +4,19 @@
  * never passes for a fast capture.
  */
 
-/** What a successful answer must be. */
-export type Expect = 'png' | 'jpeg' | 'webp' | 'pdf' | 'markdown' | 'upload';
+/** What a successful answer must be ('html': the floor's stand-in for markdown, the loaded page's HTML). */
+export type Expect = 'png' | 'jpeg' | 'webp' | 'pdf' | 'markdown' | 'html' | 'upload';
 
 /** One request as the load generator sends it. */
 export interface RequestSpec {
   url: string;
   headers: Record<string, string>;
   expect: Expect;
+  /**
+   * HTTP statuses that are a measured outcome, not an error (e.g. 504 on a page that never
+   * finishes loading): counted and timed apart from successes, never in `errors`.
+   */
+  tolerate?: readonly number[];
 }
 
 /** One request's outcome. */
@@ -19,9 +24,18 @@ export interface Outcome {
   ok: boolean;
   ms: number;
   bytes: number;
+  /** HTTP status; 0 when no answer came. */
+  status: number;
+  /** A status the request's `tolerate` lists: not ok, but not an error either. */
+  tolerated?: boolean;
   error?: string;
   /** Shutter's Server-Timing phases in ms (queue, navigate, wait, capture, encode). */
   phases?: Record<string, number>;
+  /**
+   * Warnings the answer carries: Shutter's `X-Shutter-Warning` tokens (e.g. partial_load) and the
+   * baselines' `X-Bench-Warning` (e.g. load_timeout: the floor's goto timed out and it captured anyway).
+   */
+  warnings?: string[];
 }
 
 /** The outcomes of a load run. */
@@ -32,6 +46,13 @@ export interface LoadResult {
   errors: number;
   /** The first few distinct error messages. */
   errorSamples: string[];
+  /** Answers with a tolerated status (see RequestSpec.tolerate), by status, and how long each took. */
+  tolerated: Record<string, number>;
+  toleratedLatencies: number[];
+  /** The first few distinct tolerated answers (status and body start). */
+  toleratedSamples: string[];
+  /** Successful answers carrying each warning (X-Shutter-Warning / X-Bench-Warning token). */
+  warnings: Record<string, number>;
   /** From the first request's start to the last answer. */
   wallMs: number;
   phases: Record<string, number[]>;
@@ -52,6 +73,9 @@ export function checkBody(expect: Expect, contentType: string, body: Buffer): st
   if (expect === 'markdown') {
     return contentType.startsWith('text/markdown') && /^#|\n#/.test(body.toString('utf8')) ? undefined : `not markdown (${contentType})`;
   }
+  if (expect === 'html') {
+    return contentType.startsWith('text/html') && /<html[\s>]/i.test(body.toString('utf8', 0, 4096)) ? undefined : `not html (${contentType})`;
+  }
   try {
     const json = JSON.parse(body.toString('utf8')) as { url?: unknown; size?: unknown };
     return typeof json.url === 'string' && typeof json.size === 'number' && json.size > 0 ? undefined : 'upload answer without url/size';
@@ -71,6 +95,12 @@ export function parseServerTiming(header: string | null): Record<string, number>
   return Object.keys(phases).length ? phases : undefined;
 }
 
+/** `partial_load, other` (one header or several) → ['partial_load', 'other']. */
+export function parseWarnings(...headers: Array<string | null>): string[] | undefined {
+  const tokens = headers.flatMap((h) => (h ?? '').split(',')).map((t) => t.trim()).filter(Boolean);
+  return tokens.length ? tokens : undefined;
+}
+
 /** Sends one request and checks its answer; never throws. */
 export async function send(spec: RequestSpec, timeoutMs: number): Promise<Outcome> {
   const start = performance.now();
@@ -82,11 +112,22 @@ export async function send(spec: RequestSpec, timeoutMs: number): Promise<Outcom
     const problem =
       res.status === 200 ? checkBody(spec.expect, contentType, body) : `HTTP ${res.status}: ${body.toString('utf8', 0, 300)}`;
     const phases = parseServerTiming(res.headers.get('server-timing'));
-    return { ok: !problem, ms, bytes: body.length, ...(problem ? { error: problem } : {}), ...(phases ? { phases } : {}) };
+    const warnings = parseWarnings(res.headers.get('x-shutter-warning'), res.headers.get('x-bench-warning'));
+    const tolerated = res.status !== 200 && (spec.tolerate?.includes(res.status) ?? false);
+    return {
+      ok: !problem,
+      ms,
+      bytes: body.length,
+      status: res.status,
+      ...(tolerated ? { tolerated } : {}),
+      ...(problem ? { error: problem } : {}),
+      ...(phases ? { phases } : {}),
+      ...(warnings ? { warnings } : {}),
+    };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     const message = (error as Error).name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : cause ?? (error as Error).message;
-    return { ok: false, ms: performance.now() - start, bytes: 0, error: message };
+    return { ok: false, ms: performance.now() - start, bytes: 0, status: 0, error: message };
   }
 }
 
@@ -100,7 +141,19 @@ export interface LoadOptions {
 
 /** Runs `total` requests (request(i) builds the i-th) with `concurrency` in flight, until done or the deadline. */
 export async function runLoad(request: (i: number) => RequestSpec, options: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { latencies: [], bytes: [], ok: 0, errors: 0, errorSamples: [], wallMs: 0, phases: {} };
+  const result: LoadResult = {
+    latencies: [],
+    bytes: [],
+    ok: 0,
+    errors: 0,
+    errorSamples: [],
+    tolerated: {},
+    toleratedLatencies: [],
+    toleratedSamples: [],
+    warnings: {},
+    wallMs: 0,
+    phases: {},
+  };
   let issued = 0;
   const start = performance.now();
   let end = start;
@@ -108,6 +161,13 @@ export async function runLoad(request: (i: number) => RequestSpec, options: Load
     while (issued < options.total && performance.now() < options.deadline) {
       const outcome = await send(request(issued++), options.requestTimeoutMs);
       end = performance.now();
+      if (outcome.tolerated) {
+        result.tolerated[outcome.status] = (result.tolerated[outcome.status] ?? 0) + 1;
+        result.toleratedLatencies.push(outcome.ms);
+        const sample = outcome.error!.slice(0, 200);
+        if (result.toleratedSamples.length < 3 && !result.toleratedSamples.includes(sample)) result.toleratedSamples.push(sample);
+        continue;
+      }
       if (!outcome.ok) {
         result.errors++;
         if (result.errorSamples.length < 5 && !result.errorSamples.includes(outcome.error!)) result.errorSamples.push(outcome.error!);
@@ -117,6 +177,7 @@ export async function runLoad(request: (i: number) => RequestSpec, options: Load
       result.latencies.push(outcome.ms);
       result.bytes.push(outcome.bytes);
       for (const [phase, ms] of Object.entries(outcome.phases ?? {})) (result.phases[phase] ??= []).push(ms);
+      for (const warning of new Set(outcome.warnings)) result.warnings[warning] = (result.warnings[warning] ?? 0) + 1;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));

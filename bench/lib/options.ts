@@ -23,8 +23,10 @@ export interface BenchOptions {
   /** Time budget of one scenario's measured phase on one engine, and of the whole run. */
   scenarioTimeoutMs: number;
   runTimeoutMs: number;
-  /** How long one request may take before it counts as an error. */
+  /** How long one request may take before it counts as an error (a scenario may raise it: minRequestTimeoutS). */
   requestTimeoutMs: number;
+  /** The floor's bound on `page.goto` (load); past it, it captures anyway and flags the answer load_timeout. */
+  floorGotoTimeoutS: number;
   /** Interval of the memory/CPU sampler. */
   sampleMs: number;
   /** Replace the results section of docs/performance.md. */
@@ -70,8 +72,9 @@ export function readOptions(): BenchOptions {
     long: !smoke && flag('BENCH_LONG', false),
     longCaptures: int('BENCH_LONG_CAPTURES', 1_000, 100, 1_000_000),
     scenarioTimeoutMs: int('BENCH_SCENARIO_TIMEOUT_S', smoke ? 30 : 180, 5, 3_600) * 1000,
-    runTimeoutMs: int('BENCH_MAX_MINUTES', smoke ? 3 : 90, 1, 24 * 60) * 60_000,
+    runTimeoutMs: int('BENCH_MAX_MINUTES', smoke ? 5 : 90, 1, 24 * 60) * 60_000,
     requestTimeoutMs: int('BENCH_REQUEST_TIMEOUT_S', 60, 1, 600) * 1000,
+    floorGotoTimeoutS: int('BENCH_FLOOR_GOTO_TIMEOUT_S', smoke ? 10 : 30, 1, 300),
     sampleMs: int('BENCH_SAMPLE_MS', 250, 50, 10_000),
     writeDocs: flag('BENCH_WRITE_DOCS', !smoke && scenarios.length === 0 && engines.length === 0),
     verbose: flag('BENCH_VERBOSE', false),

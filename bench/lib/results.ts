@@ -12,6 +12,7 @@ export interface ScenarioResult {
   errorSamples: string[];
   /** Latency of successful requests, ms. */
   p50: number;
+  p90?: number;
   p95: number;
   p99: number;
   mean: number;
@@ -27,8 +28,29 @@ export interface ScenarioResult {
   medianBytes: number;
   /** Shutter only: median of each Server-Timing phase, ms. */
   phases?: Record<string, number>;
+  /** Answers with a status the scenario tolerates (e.g. 504: a lost capture, measured, not an error), by status. */
+  tolerated?: Record<string, number>;
+  /** Median time to those answers, ms. */
+  toleratedP50?: number;
+  toleratedSamples?: string[];
+  /** Successful answers carrying each warning: Shutter's X-Shutter-Warning (partial_load), the floor's X-Bench-Warning (load_timeout). */
+  warnings?: Record<string, number>;
+  /** Requests of the measured phase (successes, tolerated answers and errors). */
+  requests?: number;
+  /**
+   * Shutter only, real-page scenarios: `service.resolver` of GET /v1/status before and after the
+   * measured phase and their difference; null when the status has no such object.
+   */
+  resolver?: ResolverDelta | null;
   /** Why it was not measured. */
   skipped?: string;
+}
+
+export interface ResolverDelta {
+  before: Record<string, number>;
+  after: Record<string, number>;
+  /** after − before, per counter. */
+  delta: Record<string, number>;
 }
 
 export interface ColdStarts {

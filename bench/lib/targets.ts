@@ -4,9 +4,45 @@
  */
 import type { EngineId } from './options.js';
 import type { RunReport, ScenarioResult, Target } from './results.js';
+import { SCENARIOS } from './scenarios.js';
 import { median } from './stats.js';
 
 const x = (v: number) => `${v.toFixed(2)}×`;
+
+/** Issue 23's bound: Shutter's median on a real page at most this many times the floor's (Playwright's load). */
+export const REAL_PAGE_MAX_RATIO = 1.2;
+
+/** The real-page scenarios (issue 23), in run order. */
+export const REAL_PAGE_IDS: readonly string[] = SCENARIOS.filter((s) => s.realPage).map((s) => s.id);
+
+/** Answers of a scenario that were lost: tolerated statuses (504) plus errors. */
+export function lostCount(r: ScenarioResult): number {
+  return Object.values(r.tolerated ?? {}).reduce((a, b) => a + b, 0) + r.errors;
+}
+
+export interface RealPageVerdict {
+  /** p50 of Shutter ÷ p50 of the floor, when both have successes. */
+  ratio?: number;
+  /** true: ≤ 1.2× and nothing lost; false: above, or lost; null: not measured. */
+  pass: boolean | null;
+  /** What the table's goal column shows. */
+  label: string;
+}
+
+/**
+ * Issue 23's goal on one real page: Shutter's median ≤ Playwright's load on the same page (the
+ * floor), never above 1.2×, and no capture lost (no 504, no error).
+ */
+export function realPageVerdict(shutter: ScenarioResult | undefined, floor: ScenarioResult | undefined): RealPageVerdict {
+  if (!shutter || shutter.skipped) return { pass: null, label: 'n/a' };
+  const lost = lostCount(shutter);
+  const ratio = floor && !floor.skipped && floor.ok > 0 && shutter.ok > 0 ? shutter.p50 / floor.p50 : undefined;
+  if (lost > 0) return { ...(ratio === undefined ? {} : { ratio }), pass: false, label: `**FAIL** (${lost} lost)` };
+  if (ratio === undefined) return { pass: null, label: 'n/a' };
+  if (ratio <= 1) return { ratio, pass: true, label: 'PASS' };
+  if (ratio <= REAL_PAGE_MAX_RATIO) return { ratio, pass: true, label: `PASS (within ${REAL_PAGE_MAX_RATIO}×)` };
+  return { ratio, pass: false, label: '**FAIL**' };
+}
 
 /** Every target with what was measured; pass is null where this run lacks the figures. */
 export function evaluateTargets(report: Omit<RunReport, 'targets'>): Target[] {
@@ -83,6 +119,21 @@ export function evaluateTargets(report: Omit<RunReport, 'targets'>): Target[] {
       `${flag.replaceAll('-', '_')}=1 adds < 100 ms to a warm capture (p50)`,
       b && flagsOff ? `${b.p50.toFixed(0)} vs ${flagsOff.p50.toFixed(0)} ms = +${(b.p50 - flagsOff.p50).toFixed(0)} ms` : undefined,
       b && flagsOff ? b.p50 - flagsOff.p50 < 100 : undefined,
+    );
+  }
+
+  for (const id of REAL_PAGE_IDS) {
+    const s = report.scenarios.find((r) => r.scenario === id && r.engine === 'shutter' && !r.skipped);
+    const f = find(id, 'floor');
+    const verdict = realPageVerdict(s, f);
+    const parts: string[] = [];
+    if (s && s.ok > 0 && f) parts.push(`${s.p50.toFixed(0)} vs ${f.p50.toFixed(0)} ms = ${x(s.p50 / f.p50)}`);
+    if (s && lostCount(s) > 0) parts.push(`${lostCount(s)} of ${s.requests ?? s.ok + lostCount(s)} lost`);
+    if (f?.warnings?.load_timeout) parts.push(`floor load timed out ${f.warnings.load_timeout}/${f.ok}`);
+    add(
+      `${id}: Shutter p50 ≤ floor (Playwright's load), never above ${REAL_PAGE_MAX_RATIO}×, none lost (issue 23)`,
+      s && (s.ok > 0 || lostCount(s) > 0) ? parts.join('; ') || 'no floor figure' : undefined,
+      verdict.pass ?? undefined,
     );
   }
   return targets;
