@@ -5,7 +5,7 @@ import type { ResolverStats } from '../egress/caching-resolver.js';
 import type { EgressProxy } from '../egress/egress-proxy.js';
 import { guardMainFrame } from '../egress/main-frame-guard.js';
 import type { TargetCheck } from '../egress/target-check.js';
-import { CONTENT_TYPES } from '../options/formats.js';
+import { formatOf } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import { BrowserPool, type Session } from './browser-pool.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
@@ -13,16 +13,12 @@ import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
 import { Limiter } from './limiter.js';
 import { raceAbort } from './race-abort.js';
-import { renderOutput } from './render-output.js';
 import { assertWithinPixelBudget, type ImageLimits } from './steps/screenshot.js';
 import { contextOptions, defaultContextOptions } from './steps/context-options.js';
-import { hideSelectors } from './steps/hide-selectors.js';
-import { injectStyles } from './steps/inject-styles.js';
-import { navigate } from './steps/navigate.js';
 import { RequestTracker } from './steps/request-tracker.js';
-import { FONTS_MAX_MS, settle } from './steps/settle.js';
-import { waitForPage } from './steps/wait-for-page.js';
 import { CaptureClock } from './capture-clock.js';
+import { CAPTURE_STEPS } from './capture-steps.js';
+import type { CaptureContext } from './steps/capture-step.js';
 import type { Timings } from './timings.js';
 
 export interface ChromiumEngineOptions {
@@ -68,7 +64,8 @@ export class ChromiumEngine implements CaptureEngine {
   }
 
   async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
-    if (options.format !== 'pdf' && options.format !== 'markdown') assertWithinPixelBudget(options, this.options.limits);
+    const format = formatOf(options.format);
+    if (format.kind === 'image') assertWithinPixelBudget(options, this.options.limits);
     const deadline = new AbortController();
     const clock = new CaptureClock(options.timeout * 1000, options.delay * 1000);
     // What the capture was doing when the deadline passed: named in the 504.
@@ -94,34 +91,37 @@ export class ChromiumEngine implements CaptureEngine {
   }
 
   private async run({ context, page }: Session, options: TakeOptions, run: RunState): Promise<CaptureResult> {
-    const { timings, clock, signal } = run;
     closeDialogsAndPopups(page);
     const blocking = new PageBlocking(page, options, this.options.adblock);
     await blocking.beforeNavigation();
-    // A main document the egress proxy refused (redirect, refresh, script navigation) is a 403.
-    const mainFrame = guardMainFrame(page, this.options.egress);
     const tracker = new RequestTracker(page, options.wait_until === 'networkidle2' ? 2 : 0);
     run.progress.tracker = tracker;
     try {
-      const cdp = await context.newCDPSession(page);
-      await timings.measure('navigate', () => navigate(page, options, signal).catch(mainFrame.rethrow));
-      const waited = await timings.measure('wait', async () => {
-        const outcome = await waitForPage(options, { page, cdp, tracker, giveUpAt: clock.giveUpAt, signal });
-        await hideSelectors(page, options.hide_selectors);
-        await injectStyles(page, options.styles);
-        if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
-        if (blocking.active) await blocking.afterLoad();
-        await settle(cdp, clock.spareMs(FONTS_MAX_MS));
-        mainFrame.check();
-        return outcome;
-      });
-      const output = await renderOutput(page, cdp, options, this.options.limits, timings, clock);
+      const ctx: CaptureContext = {
+        context,
+        page,
+        cdp: await context.newCDPSession(page),
+        options,
+        limits: this.options.limits,
+        timings: run.timings,
+        clock: run.clock,
+        signal: run.signal,
+        blocking,
+        // A main document the egress proxy refused (redirect, refresh, script navigation) is a 403.
+        mainFrame: guardMainFrame(page, this.options.egress),
+        tracker,
+      };
+      for (const step of CAPTURE_STEPS) {
+        run.progress.step = step.name;
+        await (step.phase ? run.timings.measure(step.phase, () => step.run(ctx)) : step.run(ctx));
+      }
+      const format = formatOf(options.format);
       return {
-        body: output.body,
-        format: options.format,
-        contentType: CONTENT_TYPES[options.format],
-        ...(output.truncated ? { truncated: 'height' as const } : {}),
-        ...(waited.partial ? { warnings: ['partial_load' as const], pendingRequests: waited.partial } : {}),
+        body: ctx.output!.body,
+        format: format.name,
+        contentType: format.contentType,
+        ...(ctx.output!.truncated ? { truncated: 'height' as const } : {}),
+        ...(ctx.partial ? { warnings: ['partial_load' as const], pendingRequests: ctx.partial } : {}),
       };
     } finally {
       tracker.dispose();
@@ -171,6 +171,8 @@ export class ChromiumEngine implements CaptureEngine {
 /** Where a capture is: its phase and, once the page exists, its requests in flight. */
 interface CaptureProgress {
   timings: Timings;
+  /** The step running (navigate, wait_until, render…); before the first, the phase says where. */
+  step?: string;
   tracker?: RequestTracker;
 }
 
@@ -183,7 +185,7 @@ interface RunState {
 
 /** 504 naming the step that ran out of time and the requests still pending (DESIGN.md §4.5). */
 function timeoutError(options: TakeOptions, progress: CaptureProgress): AppError {
-  const step = progress.timings.current ?? 'queue';
+  const step = progress.step ?? progress.timings.current ?? 'queue';
   const pending = progress.tracker?.pending() ?? [];
   const waitingOn = pending.length > 0 ? `; ${pending.length === 1 ? 'a request was' : 'requests were'} still pending, e.g. ${pending[0]!.url.slice(0, 120)}` : '';
   return new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s (step: ${step}${waitingOn})`, {

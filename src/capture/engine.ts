@@ -1,4 +1,4 @@
-import type { Format } from '../options/formats.js';
+import type { Format } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { ResolverStats } from '../egress/caching-resolver.js';
 import type { PendingRequest } from './steps/request-tracker.js';

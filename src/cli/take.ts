@@ -3,7 +3,7 @@ import { Timings } from '../capture/timings.js';
 import { loadConfig } from '../config/load.js';
 import { AppError } from '../errors/app-error.js';
 import { withExtension } from '../options/attachment-name.js';
-import { EXTENSIONS } from '../options/formats.js';
+import { formatOf } from '../formats/registry.js';
 import { parseTakeOptions } from '../options/parse-take-options.js';
 import { createLogger } from '../observability/logger.js';
 import { createEngine } from '../service.js';
@@ -26,7 +26,7 @@ export async function take(argv: readonly string[]): Promise<number> {
     const parsed = parseTakeOptions(input, { countries: [...config.SHUTTER_PROXIES.keys()].sort() });
     const timings = new Timings();
     const result = await engine.capture(parsed, timings);
-    const file = output ?? withExtension('screenshot', EXTENSIONS[result.format]);
+    const file = output ?? withExtension('screenshot', formatOf(result.format).extension);
     if (file === '-') process.stdout.write(result.body);
     else writeFileSync(file, result.body);
     if (file !== '-') console.error(`${file}: ${result.body.length} bytes (${timings.toServerTiming()})`);

@@ -1,4 +1,4 @@
-import type { RawImage, RawRequest } from '../capture/steps/screenshot.js';
+import type { RawImage, RawRequest } from './raw-image.js';
 import type { TakeOptions } from '../options/schema.js';
 
 /** Turns Chromium's raw pixels into the requested image format. */

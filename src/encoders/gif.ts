@@ -1,4 +1,4 @@
-import { sharpOf } from '../capture/steps/screenshot.js';
+import { sharpOf } from './raw-image.js';
 import type { ImageEncoder } from './encoder.js';
 
 /** Palette quantisation dominates GIF time; effort 1 without dithering is 2× faster than the default and smaller. */

@@ -1,4 +1,4 @@
-import { sharpOf } from '../capture/steps/screenshot.js';
+import { sharpOf } from './raw-image.js';
 import type { ImageEncoder } from './encoder.js';
 
 /** Chromium encodes JPEG itself at the requested quality; stitched tall captures are encoded by sharp. */

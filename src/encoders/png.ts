@@ -1,4 +1,4 @@
-import { sharpOf, type RawImage } from '../capture/steps/screenshot.js';
+import { sharpOf, type RawImage } from './raw-image.js';
 import type { ImageEncoder } from './encoder.js';
 
 /**

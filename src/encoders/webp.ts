@@ -1,4 +1,4 @@
-import { sharpOf } from '../capture/steps/screenshot.js';
+import { sharpOf } from './raw-image.js';
 import type { ImageEncoder } from './encoder.js';
 
 /** WebP cannot hold more than 16 383 px a side: taller full-page captures are cut there (X-Shutter-Truncated). */

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../capture/engine.js';
 import { AppError } from '../errors/app-error.js';
 import { downloadNameOf } from '../options/attachment-name.js';
-import { EXTENSIONS } from '../options/formats.js';
+import { formatOf } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
 
@@ -14,7 +14,7 @@ export async function storeCapture(store: FileStore | undefined, options: TakeOp
     return await store.put({
       body: result.body,
       contentType: result.contentType,
-      extension: EXTENSIONS[result.format],
+      extension: formatOf(result.format).extension,
       ...(downloadName ? { downloadName } : {}),
     });
   } catch {

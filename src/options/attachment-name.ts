@@ -1,4 +1,4 @@
-import { EXTENSIONS, type Format } from './formats.js';
+import { formatOf, type Format } from '../formats/registry.js';
 
 // C0 and C1 control characters, path separators: a download name must never be a path.
 // eslint-disable-next-line no-control-regex
@@ -16,5 +16,5 @@ export function withExtension(name: string, extension: string): string {
 
 /** The download name a capture was asked for (attachment_name with the format's extension), or undefined. */
 export function downloadNameOf(attachmentName: string | undefined, format: Format): string | undefined {
-  return attachmentName === undefined ? undefined : withExtension(attachmentName, EXTENSIONS[format]);
+  return attachmentName === undefined ? undefined : withExtension(attachmentName, formatOf(format).extension);
 }

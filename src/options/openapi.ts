@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors/error-codes.js';
-import { CONTENT_TYPES } from './formats.js';
+import { OUTPUT_FORMATS } from '../formats/registry.js';
 import { PARAMETER_NAMES, parameterMeta, takeSchema } from './schema.js';
 
 /** Our docs metadata is not JSON Schema; OpenAPI wants extensions prefixed with x-. */
@@ -43,7 +43,7 @@ export function buildOpenApi(version: string): Record<string, unknown> {
   const fileResponse = {
     description: 'The captured file.',
     content: Object.fromEntries(
-      Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, { schema: { type: 'string', format: 'binary' } }]),
+      OUTPUT_FORMATS.map(({ contentType: type }) => [type.split(';')[0]!, { schema: { type: 'string', format: 'binary' } }]),
     ),
   };
   return {

@@ -3,7 +3,7 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { isValidAttachmentName } from './attachment-name.js';
 import { didYouMean } from './did-you-mean.js';
-import { SHORT_CAP_FORMATS } from './formats.js';
+import { SHORT_CAP_FORMATS } from '../formats/registry.js';
 import { parsePageRanges, parsePdfMargin } from './pdf-values.js';
 import type {
   takeSchema} from './schema.js';

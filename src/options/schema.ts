@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FORMAT_ALIASES, FORMATS, QUALITY_FORMATS } from './formats.js';
+import { FORMAT_ALIASES, FORMAT_NAMES_TEXT, FORMATS, QUALITY_FORMATS } from '../formats/registry.js';
 import { booleanField, enumField, integerField, numberField, stringListField, textField } from './fields.js';
 
 /** How the docs describe a parameter; read back by the docs and OpenAPI generators. */
@@ -46,7 +46,7 @@ export const takeParameters = {
   }),
   format: meta(enumField(FORMATS, FORMAT_ALIASES).default('png'), {
     description: 'Output format.',
-    allowed: 'png, jpg (alias jpeg), webp, gif, pdf, markdown (alias md)',
+    allowed: FORMAT_NAMES_TEXT,
     default: 'png',
   }),
   quality: meta(integerField(0, 100).default(80), {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { OUTPUT_FORMATS } from '../formats/registry.js';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_CHARS = 24;
@@ -19,4 +20,4 @@ export function newObjectName(extension: string): string {
  * Names we made and nothing else: no separators, no dots but the extension's. Paths are built
  * only from names that pass this, so no request can point outside the store.
  */
-export const OBJECT_NAME = /^[0-9A-Za-z]{24}\.(png|jpg|webp|gif|pdf|md)$/;
+export const OBJECT_NAME = new RegExp(`^[0-9A-Za-z]{24}\\.(${OUTPUT_FORMATS.map((f) => f.extension).join('|')})$`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsStub, type DnsStub } from '../helpers/dns-stub.js';
 import { startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { startService, type Service } from './harness.js';
+import { startService, timedTake, type Service } from './harness.js';
 
 // Issue 23: the egress guard resolves each host once for all of a page's requests, remembers
 // failures, and bounds a lookup that never returns (SHUTTER_DNS_TIMEOUT_MS). The guard is pointed
@@ -25,11 +25,7 @@ afterAll(async () => {
   await dns?.close();
 });
 
-const take = async (query: Record<string, string>) => {
-  const started = performance.now();
-  const res = await service.app.inject({ method: 'GET', url: '/v1/take', query, headers: { apikey: service.apiKey } });
-  return { res, ms: performance.now() - started };
-};
+const take = (query: Record<string, string>) => timedTake(service, query);
 
 const status = async () =>
   (await service.app.inject({ method: 'GET', url: '/v1/status', headers: { apikey: service.apiKey } })).json() as {

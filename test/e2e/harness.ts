@@ -71,6 +71,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   }
 }
 
+/** GET /v1/take with the service's key, and how long the answer took (ms). */
+export async function timedTake(service: Service, query: Record<string, string>) {
+  const started = performance.now();
+  const res = await service.app.inject({ method: 'GET', url: '/v1/take', query, headers: { apikey: service.apiKey } });
+  return { res, ms: performance.now() - started };
+}
+
 export type Rgb = [number, number, number];
 
 export interface Pixels {

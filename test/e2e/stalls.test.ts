@@ -2,8 +2,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsStub, type DnsStub } from '../helpers/dns-stub.js';
 import { startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
-import { pixels, type Rgb } from './harness.js';
-import { startService, type Service } from './harness.js';
+import { pixels, startService, timedTake, type Rgb, type Service } from './harness.js';
 
 // Issue 23: a third party that never answers must not cost the capture more than stall_timeout,
 // in any format; fail_on_partial_load keeps the strict behaviour. Everything is on 127.0.0.1:
@@ -25,11 +24,7 @@ afterAll(async () => {
   await dns?.close();
 });
 
-const take = async (query: Record<string, string>) => {
-  const started = performance.now();
-  const res = await service.app.inject({ method: 'GET', url: '/v1/take', query, headers: { apikey: service.apiKey } });
-  return { res, ms: performance.now() - started };
-};
+const take = (query: Record<string, string>) => timedTake(service, query);
 
 const PAGE_GREEN: Rgb = [0, 170, 0];
 const near = (a: Rgb, b: Rgb) => a.every((v, i) => Math.abs(v - b[i]!) <= 12);
@@ -101,7 +96,7 @@ describe('fail_on_partial_load=1 keeps the strict behaviour', () => {
     expect(ms).toBeGreaterThanOrEqual(3000);
     const { error } = res.json() as { error: { code: string; message: string; details: { step: string; pending_requests: { url: string; age_ms: number }[] } } };
     expect(error.code).toBe('capture_timeout');
-    expect(error.details.step).toBe('wait');
+    expect(error.details.step).toBe('wait_until');
     expect(error.details.pending_requests).toEqual([{ url: `${fixture.baseUrl}/hang?pixel`, age_ms: expect.any(Number) as number }]);
     expect(error.details.pending_requests[0]!.age_ms).toBeGreaterThan(2000);
     expect(error.message).toContain('/hang?pixel');

@@ -13,7 +13,7 @@ import type { Timings } from '../../src/capture/timings.js';
 import { openSqlite } from '../../src/db/sqlite.js';
 import { createApp } from '../../src/http/app.js';
 import type { FileStore } from '../../src/storage/file-store.js';
-import { CONTENT_TYPES, type Format } from '../../src/options/formats.js';
+import { formatOf, type Format } from '../../src/formats/registry.js';
 import type { TakeOptions } from '../../src/options/schema.js';
 
 /** A 4×3 opaque red image: small, real, and recognisable in every encoding. */
@@ -103,7 +103,7 @@ export class StubEngine implements CaptureEngine {
       return {
         body,
         format: options.format,
-        contentType: CONTENT_TYPES[options.format],
+        contentType: formatOf(options.format).contentType,
         ...(this.truncated ? { truncated: this.truncated } : {}),
         ...(this.partial ? { warnings: ['partial_load' as const], pendingRequests: this.partial } : {}),
       };

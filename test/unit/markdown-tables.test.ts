@@ -2,10 +2,10 @@ import type { Page } from 'playwright-core';
 import TurndownService from 'turndown';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { periodOf } from '../../src/accounts/period.js';
-import { renderOutput } from '../../src/capture/render-output.js';
 import { Timings } from '../../src/capture/timings.js';
 import { htmlToMarkdown } from '../../src/encoders/markdown.js';
 import { AppError } from '../../src/errors/app-error.js';
+import { markdown } from '../../src/formats/markdown.js';
 import type { TakeOptions } from '../../src/options/schema.js';
 import { buildTestApp, type TestApp } from '../helpers/stub-engine.js';
 
@@ -172,19 +172,15 @@ describe('a converter failure is 422 conversion_failed, not a 500', () => {
     expect(error.message).toContain('its elements are nested too deeply');
   });
 
-  it("renderOutput's markdown branch rejects with it", async () => {
+  it("the markdown format's render rejects with it", async () => {
     vi.spyOn(TurndownService.prototype, 'turndown').mockImplementation(() => {
       throw new Error('boom');
     });
     const page = { evaluate: async () => '<html><body><p>x</p></body></html>' } as unknown as Page;
     const options = { format: 'markdown', full_page: false } as TakeOptions;
-    // Without full_page the markdown branch uses only the page, the options and the timings: the
-    // other arguments are stand-ins (loosely typed, so that this test does not pin the signature).
-    const run = renderOutput as (...args: unknown[]) => Promise<unknown>;
-    await expect(run(page, {}, options, {}, new Timings(), { spareMs: () => 0 })).rejects.toMatchObject({
-      code: 'conversion_failed',
-      status: 422,
-    });
+    // Without full_page, markdown uses only the page, the options and the timings: the rest are stand-ins.
+    const ctx = { page, options, timings: new Timings() } as unknown as Parameters<typeof markdown.render>[0];
+    await expect(markdown.render(ctx)).rejects.toMatchObject({ code: 'conversion_failed', status: 422 });
   });
 
   describe('over HTTP', () => {

@@ -1,17 +1,8 @@
 import type { CDPSession } from 'playwright-core';
-import sharp, { type OutputInfo, type Sharp } from 'sharp';
+import sharp, { type OutputInfo } from 'sharp';
+import type { RawImage, RawRequest } from '../../encoders/raw-image.js';
 import { AppError } from '../../errors/app-error.js';
 import type { TakeOptions } from '../../options/schema.js';
-
-export type RawFormat = 'png' | 'jpeg' | 'webp';
-
-/** What an encoder asks Chromium for. */
-export interface RawRequest {
-  format: RawFormat;
-  quality?: number;
-  /** Largest image height in device pixels the output format can hold (WebP: 16 383). */
-  maxDeviceHeight?: number;
-}
 
 /** Bounds of one image capture, from the operator's configuration. */
 export interface ImageLimits {
@@ -21,20 +12,12 @@ export interface ImageLimits {
   maxPixels: number;
 }
 
-/** Chromium's pixels: one encoded image, or decoded RGB rows stitched from sections. */
-export type RawImage =
-  | { kind: 'encoded'; data: Buffer; format: RawFormat }
-  | { kind: 'pixels'; data: Buffer; width: number; height: number; channels: 3 };
-
 export interface RawCapture {
   image: RawImage;
   /** Height actually captured, in CSS px. */
   cssHeight: number;
   truncated: boolean;
 }
-
-// Every capture is a different image: sharp's operation cache (50 MB by default) would only hold memory.
-sharp.cache(false);
 
 /**
  * Above this height (device px) a capture is taken in sections and stitched: one bitmap of a
@@ -129,13 +112,6 @@ async function nextFrame(cdp: CDPSession): Promise<void> {
     expression: 'new Promise((resolve) => { requestAnimationFrame(() => resolve(undefined)); setTimeout(resolve, 100); })',
     awaitPromise: true,
   });
-}
-
-/** A sharp pipeline over either kind of raw image. */
-export function sharpOf(image: RawImage): Sharp {
-  return image.kind === 'encoded'
-    ? sharp(image.data)
-    : sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
 }
 
 /** A viewport capture larger than the pixel budget is refused before any rendering. */

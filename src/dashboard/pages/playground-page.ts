@@ -1,8 +1,8 @@
 import type { Account } from '../../accounts/account-store.js';
+import { FORMATS } from '../../formats/registry.js';
 import { html } from '../html.js';
 import { layout } from '../layout.js';
 
-const FORMATS = ['png', 'jpg', 'webp', 'gif', 'pdf', 'markdown'];
 
 /**
  * The playground: a form that builds a /v1/take request, the matching curl command, and a preview.

@@ -3,7 +3,7 @@ import type { CaptureResult } from '../../capture/engine.js';
 import { Timings } from '../../capture/timings.js';
 import { AppError } from '../../errors/app-error.js';
 import { downloadNameOf } from '../../options/attachment-name.js';
-import { EXTENSIONS } from '../../options/formats.js';
+import { formatOf } from '../../formats/registry.js';
 import { parseTakeOptions } from '../../options/parse-take-options.js';
 import type { TakeOptions } from '../../options/schema.js';
 import type { AppDeps } from '../app.js';
@@ -49,7 +49,7 @@ function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureR
   const downloadName = downloadNameOf(options.attachment_name, result.format);
   const disposition = downloadName
     ? contentDisposition('attachment', downloadName)
-    : contentDisposition('inline', `screenshot.${EXTENSIONS[result.format]}`);
+    : contentDisposition('inline', `screenshot.${formatOf(result.format).extension}`);
   reply
     .header('content-type', result.contentType)
     .header('content-length', result.body.length)

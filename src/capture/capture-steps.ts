@@ -1,0 +1,60 @@
+import { formatOf } from '../formats/registry.js';
+import type { CaptureStep } from './steps/capture-step.js';
+import { hideSelectors } from './steps/hide-selectors.js';
+import { injectStyles } from './steps/inject-styles.js';
+import { navigate } from './steps/navigate.js';
+import { FONTS_MAX_MS, settle } from './steps/settle.js';
+import { waitForPage } from './steps/wait-for-page.js';
+
+/**
+ * A capture, in order (docs/architecture.md). A new option that acts on the page is its schema
+ * entry plus one step here; what happens before the first step (request blocking, the main-frame
+ * guard, the request tracker) is set up by the engine because it must listen from the start.
+ */
+export const CAPTURE_STEPS: readonly CaptureStep[] = [
+  {
+    name: 'navigate',
+    phase: 'navigate',
+    run: ({ page, options, signal, mainFrame }) => navigate(page, options, signal).catch(mainFrame.rethrow),
+  },
+  {
+    name: 'wait_until',
+    phase: 'wait',
+    async run(ctx) {
+      const { partial } = await waitForPage(ctx.options, { ...ctx, giveUpAt: ctx.clock.giveUpAt });
+      ctx.partial = partial;
+    },
+  },
+  { name: 'hide_selectors', phase: 'wait', run: ({ page, options }) => hideSelectors(page, options.hide_selectors) },
+  { name: 'styles', phase: 'wait', run: ({ page, options }) => injectStyles(page, options.styles) },
+  {
+    name: 'delay',
+    phase: 'wait',
+    run: async ({ page, options }) => {
+      if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
+    },
+  },
+  {
+    name: 'blocking',
+    phase: 'wait',
+    run: async ({ blocking }) => {
+      if (blocking.active) await blocking.afterLoad();
+    },
+  },
+  {
+    name: 'settle',
+    phase: 'wait',
+    async run({ cdp, clock, mainFrame }) {
+      await settle(cdp, clock.spareMs(FONTS_MAX_MS));
+      // Last look before rendering: a main document the egress proxy refused is a 403.
+      mainFrame.check();
+    },
+  },
+  {
+    // The format's own phases (wait for lazy content, capture, encode) are measured inside.
+    name: 'render',
+    async run(ctx) {
+      ctx.output = await formatOf(ctx.options.format).render(ctx);
+    },
+  },
+];

@@ -1,0 +1,23 @@
+import { preloadLazyContent } from '../capture/steps/preload-lazy-content.js';
+import type { OutputFormat } from './output-format.js';
+
+/** The rendered page's content as Markdown (turndown). */
+export const markdown: OutputFormat<'markdown'> = {
+  name: 'markdown',
+  aliases: ['md'],
+  contentType: 'text/markdown; charset=utf-8',
+  extension: 'md',
+  kind: 'text',
+  lossy: false,
+  shortTimeCap: true,
+  async render({ page, options, limits, timings, clock }) {
+    // turndown and its DOM are loaded on the first markdown capture, not at start.
+    const { htmlToMarkdown, renderedHtml } = await import('../encoders/markdown.js');
+    if (options.full_page) {
+      await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, (cap) => clock.spareMs(cap)));
+    }
+    const html = await timings.measure('capture', () => renderedHtml(page));
+    const body = await timings.measure('encode', async () => Buffer.from(htmlToMarkdown(html), 'utf8'));
+    return { body, truncated: false };
+  },
+};
