@@ -38,8 +38,8 @@ describe('overload', () => {
     const busy = take({ url: `${fixtures.baseUrl}/hang`, timeout: '3' });
     await expect.poll(() => fixtures.requests.length - hangs, { timeout: 10_000 }).toBe(1);
     const queued = [1, 2].map((n) => take({ url: `${fixtures.baseUrl}/simple.html?q=${n}`, format: 'jpg', timeout: '20' }));
-    // Let both reach the queue before the extra ones arrive.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Both wait in the queue before the extra ones arrive.
+    await expect.poll(() => service.engine.status().pool.queued, { timeout: 10_000 }).toBe(2);
 
     const [extra, ms] = await timed(() => Promise.all([1, 2, 3, 4, 5].map((n) => take({ url: `${fixtures.baseUrl}/simple.html?x=${n}` }))));
     expect(ms).toBeLessThan(1000);

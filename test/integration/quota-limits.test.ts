@@ -130,7 +130,8 @@ describe('concurrency (captures at once per account)', () => {
   it('shows the slots in use in /v1/status', async () => {
     await build({ plan: 'narrow', stub: { delayMs: 200 } });
     const running = take();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The engine is called once the slot is held.
+    await expect.poll(() => t.engine.calls.length).toBe(1);
     expect((await status()).json().concurrency).toEqual({ limit: 3, in_use: 1 });
     await running;
     expect((await status()).json().concurrency).toEqual({ limit: 3, in_use: 0 });
@@ -223,7 +224,7 @@ describe('monthly quota', () => {
   it('asks for a short retry when the rest of the quota is held by captures in flight', async () => {
     await build({ plan: 'tiny', stub: { delayMs: 150 } });
     const running = Array.from({ length: 5 }, () => take());
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => t.engine.calls.length).toBe(5);
     const refused = await take();
     expect(refused.json().error.code).toBe('quota_exceeded');
     expect(refused.headers['retry-after']).toBe('2');

@@ -69,7 +69,8 @@ describe('meter', () => {
     const { services, caller } = await setup();
     let finish!: () => void;
     const first = services.meter.charge(caller, () => new Promise<void>((resolve) => (finish = resolve)), () => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The capture runs (its slot is held) once finish is set.
+    await expect.poll(() => finish).toBeDefined();
     await expect(services.meter.charge(caller, async () => undefined, () => undefined)).rejects.toMatchObject({
       code: 'concurrency_limited',
       extra: { retryAfterSeconds: 1 },
