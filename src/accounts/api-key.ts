@@ -1,27 +1,17 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { BASE62_ALPHABET, randomBase62 } from '../util/base62.js';
 
 /** Every generated key starts with this, so leaked keys are easy to grep for and to recognise. */
 export const KEY_PREFIX = 'shk_';
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_CHARS = 32;
 const CHECKSUM_CHARS = 6;
-
-function base62(bytes: Buffer, length: number): string {
-  let out = '';
-  // Rejection sampling keeps the alphabet uniform (248 = 4 × 62).
-  for (const byte of bytes) {
-    if (byte < 248) out += ALPHABET[byte % 62];
-    if (out.length === length) return out;
-  }
-  return out + base62(randomBytes(length), length - out.length);
-}
 
 function checksum(body: string): string {
   let n = crc32(body);
   let out = '';
   for (let i = 0; i < CHECKSUM_CHARS; i++) {
-    out = ALPHABET[n % 62] + out;
+    out = BASE62_ALPHABET[n % 62] + out;
     n = Math.floor(n / 62);
   }
   return out;
@@ -29,7 +19,7 @@ function checksum(body: string): string {
 
 /** A new key: `shk_` + 32 random base62 characters + a 6-character CRC32 checksum. */
 export function generateApiKey(): string {
-  const body = KEY_PREFIX + base62(randomBytes(SECRET_CHARS * 2), SECRET_CHARS);
+  const body = KEY_PREFIX + randomBase62(SECRET_CHARS);
   return body + checksum(body);
 }
 

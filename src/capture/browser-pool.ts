@@ -9,7 +9,7 @@ import {
   type BrowserProcess,
 } from './browser-process.js';
 import { launchArgs } from './launch-args.js';
-import { raceAbort } from './race-abort.js';
+import { raceAbort } from '../util/race-abort.js';
 
 interface Generation {
   proc: BrowserProcess;

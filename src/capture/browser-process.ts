@@ -1,4 +1,5 @@
 import { chromium, type Browser, type CDPSession } from 'playwright-core';
+import { withTimeout } from '../util/race-abort.js';
 
 /** A launched Chromium with what the pool needs to watch it and, if it hangs, to kill it. */
 export interface BrowserProcess {
@@ -50,15 +51,10 @@ async function browserPid(cdp: CDPSession): Promise<number | undefined> {
 
 /** True when the browser answers a trivial DevTools call within the time limit. */
 export async function isResponsive(proc: BrowserProcess, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([proc.cdp.send('Browser.getVersion').then(() => true, () => false), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimeout(proc.cdp.send('Browser.getVersion'), timeoutMs).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** SIGKILL: for a browser that stopped answering; Playwright then reports it disconnected. */
@@ -73,16 +69,9 @@ export function killBrowserProcess(proc: BrowserProcess): void {
 
 /** Closes the browser politely, and kills it if that does not finish in time (a hung browser never answers). */
 export async function closeBrowserProcess(proc: BrowserProcess, timeoutMs = 5_000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const closed = await Promise.race([
-    proc.browser.close().then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutMs);
-    }),
-  ]);
-  clearTimeout(timer);
+  const closed = await withTimeout(proc.browser.close().catch(() => undefined), timeoutMs).then(
+    () => true,
+    () => false,
+  );
   if (!closed) killBrowserProcess(proc);
 }

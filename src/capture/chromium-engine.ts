@@ -12,7 +12,7 @@ import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
 import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
 import { Limiter } from './limiter.js';
-import { raceAbort } from './race-abort.js';
+import { raceAbort } from '../util/race-abort.js';
 import { assertWithinPixelBudget, type ImageLimits } from './steps/screenshot.js';
 import { contextOptions, defaultContextOptions } from './steps/context-options.js';
 import { RequestTracker } from './steps/request-tracker.js';

@@ -5,6 +5,7 @@ import { ensureBootstrapKey } from '../accounts/bootstrap.js';
 import { createAdblockStore, createEngine, openAccountServices } from '../service.js';
 import { createStore } from '../storage/create-store.js';
 import { VERSION } from '../version.js';
+import { withTimeout } from '../util/race-abort.js';
 
 /** `shutter serve`: the HTTP service. */
 export async function serve(): Promise<void> {
@@ -56,14 +57,10 @@ export async function serve(): Promise<void> {
     // app.close() stops accepting at once and resolves when in-flight requests are answered;
     // past the grace period the browser is closed under them, so they end with 503 and close() completes.
     const closing = app.close();
-    let timer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([
-      closing.then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), graceMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    const drained = await withTimeout(closing, graceMs).then(
+      () => true,
+      () => false,
+    );
     if (!drained) logger.warn('captures still running after SHUTTER_SHUTDOWN_TIMEOUT; stopping them');
     await engine.close();
     await closing;

@@ -2,6 +2,7 @@ import { promises as dns, type RecordWithTtl } from 'node:dns';
 import { HostsFile } from './hosts-file.js';
 import { readSearchConfig, searchCandidates, type SearchConfig } from './resolv-conf.js';
 import type { Resolver } from './resolver.js';
+import { withTimeout } from '../util/race-abort.js';
 
 export interface CachingResolverOptions {
   /** Longest a lookup may take (all queries of it together); then it fails as unresolvable. */
@@ -80,12 +81,9 @@ export function createCachingResolver(options: CachingResolverOptions): Stateful
 
   const lookUp = async (name: string, absolute: boolean): Promise<string[]> => {
     stats.network_lookups++;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(dnsError('ETIMEOUT', name)), options.timeoutMs);
-    });
     try {
-      const { addresses, ttlMs } = await Promise.race([searchAll(resolver, name, searchCandidates(name, search, absolute)), deadline]);
+      const lookup = searchAll(resolver, name, searchCandidates(name, search, absolute));
+      const { addresses, ttlMs } = await withTimeout(lookup, options.timeoutMs, () => dnsError('ETIMEOUT', name));
       if (ttlMs > 0) remember(name, { addresses, expires: Date.now() + Math.min(ttlMs, maxTtlMs) });
       return addresses;
     } catch (error) {
@@ -95,8 +93,6 @@ export function createCachingResolver(options: CachingResolverOptions): Stateful
       const failure = dnsError(code, name);
       remember(name, { error: failure, expires: Date.now() + errorTtlMs });
       throw failure;
-    } finally {
-      clearTimeout(timer);
     }
   };
 

@@ -1,19 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { OUTPUT_FORMATS } from '../formats/registry.js';
+import { randomBase62 } from '../util/base62.js';
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const ID_CHARS = 24;
 
 /** A random object name: 24 base62 characters (≈143 bits) and the format's extension. */
 export function newObjectName(extension: string): string {
-  let id = '';
-  while (id.length < ID_CHARS) {
-    for (const byte of randomBytes(ID_CHARS * 2)) {
-      // 248 = 4 × 62: rejection sampling keeps the alphabet uniform.
-      if (byte < 248 && id.length < ID_CHARS) id += ALPHABET[byte % 62];
-    }
-  }
-  return `${id}.${extension}`;
+  return `${randomBase62(ID_CHARS)}.${extension}`;
 }
 
 /**

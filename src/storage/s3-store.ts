@@ -2,7 +2,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { FileStore, StoreInput, StoredFile } from './file-store.js';
 import { newObjectName } from './object-name.js';
-import { contentDisposition } from './content-disposition.js';
+import { contentDisposition } from '../util/content-disposition.js';
 
 export interface S3StoreOptions {
   bucket: string;
@@ -40,7 +40,7 @@ export class S3Store implements FileStore {
         Key: key,
         Body: input.body,
         ContentType: input.contentType,
-        ContentDisposition: contentDisposition(input.downloadName),
+        ContentDisposition: input.downloadName ? contentDisposition('attachment', input.downloadName) : 'inline',
       }),
     );
     if (this.options.publicBaseUrl) {

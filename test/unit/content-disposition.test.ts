@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentDisposition } from '../../src/http/content-disposition.js';
+import { contentDisposition } from '../../src/util/content-disposition.js';
 
 const ASCII_HEADER = /^[\x20-\x7e]*$/;
 

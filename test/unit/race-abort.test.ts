@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { raceAbort } from '../../src/capture/race-abort.js';
+import { raceAbort, withTimeout } from '../../src/util/race-abort.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -46,5 +46,19 @@ describe('raceAbort', () => {
     })();
     expect(await collected(viaPromiseRace)).toBe(false);
     expect(never).toBeDefined();
+  });
+});
+
+describe('withTimeout', () => {
+  it('settles with the work when it is in time', async () => {
+    await expect(withTimeout(Promise.resolve('ok'), 1000)).resolves.toBe('ok');
+    await expect(withTimeout(Promise.reject(new Error('own')), 1000)).rejects.toThrow('own');
+  });
+
+  it('rejects with the timeout error when the work is late, at the time given', async () => {
+    const started = performance.now();
+    const late = new Promise((resolve) => setTimeout(resolve, 500));
+    await expect(withTimeout(late, 50, () => Object.assign(new Error('late'), { code: 'ETIMEOUT' }))).rejects.toMatchObject({ code: 'ETIMEOUT' });
+    expect(performance.now() - started).toBeLessThan(400);
   });
 });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors/app-error.js';
 import { LocalStore } from '../../storage/local-store.js';
 import type { AppDeps } from '../app.js';
-import { contentDisposition } from '../content-disposition.js';
+import { contentDisposition } from '../../util/content-disposition.js';
 
 /** GET /v1/files/<name>?expires=…&sig=…: locally stored captures; the signature is the credential. */
 export function fileRoutes(app: FastifyInstance, deps: AppDeps): void {

@@ -1,3 +1,4 @@
+import { withTimeout } from '../../util/race-abort.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.js';
 
@@ -19,13 +20,8 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
 
 /** True when the check answers within 2 s: a probe must not hang on a stuck backend. */
 async function answers(check: () => Promise<unknown>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([check(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 2_000)))]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimeout(check(), 2_000).then(
+    () => true,
+    () => false,
+  );
 }

@@ -9,7 +9,7 @@ import type { TakeOptions } from '../../options/schema.js';
 import type { AppDeps } from '../app.js';
 import { requireApiKey } from '../auth.js';
 import { chargeCapture } from '../metering.js';
-import { contentDisposition } from '../content-disposition.js';
+import { contentDisposition } from '../../util/content-disposition.js';
 import { sendStored, storeCapture } from '../upload.js';
 
 /** GET and POST /v1/take: options in, file out. */
