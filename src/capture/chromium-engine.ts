@@ -13,7 +13,7 @@ import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
 import { Limiter } from './limiter.js';
 import { raceAbort } from '../util/race-abort.js';
-import { assertWithinPixelBudget, type ImageLimits } from './steps/screenshot.js';
+import type { ImageLimits } from './steps/screenshot.js';
 import { contextOptions, defaultContextOptions } from './steps/context-options.js';
 import { RequestTracker } from './steps/request-tracker.js';
 import { CaptureClock } from './capture-clock.js';
@@ -64,8 +64,6 @@ export class ChromiumEngine implements CaptureEngine {
   }
 
   async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
-    const format = formatOf(options.format);
-    if (format.kind === 'image') assertWithinPixelBudget(options, this.options.limits);
     const deadline = new AbortController();
     const clock = new CaptureClock(options.timeout * 1000, options.delay * 1000);
     // What the capture was doing when the deadline passed: named in the 504.

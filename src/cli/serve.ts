@@ -34,6 +34,7 @@ export async function serve(): Promise<void> {
     store,
     publicUrl: config.SHUTTER_PUBLIC_URL,
     countries: [...config.SHUTTER_PROXIES.keys()].sort(),
+    maxPixels: config.SHUTTER_MAX_PIXELS,
     logger,
     version: VERSION,
     trustProxy: config.SHUTTER_TRUST_PROXY,

@@ -23,7 +23,7 @@ export async function take(argv: readonly string[]): Promise<number> {
   const config = loadConfig();
   const engine = createEngine(config, createLogger(config.SHUTTER_LOG_LEVEL === 'info' ? 'warn' : config.SHUTTER_LOG_LEVEL));
   try {
-    const parsed = parseTakeOptions(input, { countries: [...config.SHUTTER_PROXIES.keys()].sort() });
+    const parsed = parseTakeOptions(input, { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS });
     const timings = new Timings();
     const result = await engine.capture(parsed, timings);
     const file = output ?? withExtension('screenshot', formatOf(result.format).extension);

@@ -28,6 +28,8 @@ export interface AppDeps {
   version: string;
   /** Country codes with a configured proxy (ip_country_code). */
   countries?: string[];
+  /** SHUTTER_MAX_PIXELS: viewport images over it are refused while parsing (400), before any reservation. */
+  maxPixels?: number;
   trustProxy?: boolean;
   /** Where upload=1 stores captures; without one, upload=1 answers 501. */
   store?: FileStore;

@@ -3,7 +3,8 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { isValidAttachmentName } from './attachment-name.js';
 import { didYouMean } from './did-you-mean.js';
-import { SHORT_CAP_FORMATS } from '../formats/registry.js';
+import { formatOf, SHORT_CAP_FORMATS } from '../formats/registry.js';
+import { pixelBudgetProblems } from './pixel-budget.js';
 import { parsePageRanges, parsePdfMargin } from './pdf-values.js';
 import type {
   takeSchema} from './schema.js';
@@ -22,6 +23,8 @@ import { isValidSelector } from './selectors.js';
 export interface ParseContext {
   /** Country codes with a proxy configured by the operator. */
   countries: readonly string[];
+  /** SHUTTER_MAX_PIXELS: a viewport image over it is a 400 (checked when given). */
+  maxPixels?: number;
 }
 
 /** Parameters that are accepted but belong to the transport, not to the capture. */
@@ -131,6 +134,10 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
   }
   if (o.pdf_page_ranges !== undefined && !parsePageRanges(o.pdf_page_ranges)) {
     add('invalid_parameter', 'pdf_page_ranges', 'must be pages and ascending ranges from 1, e.g. 1-3,5', { value: echo(o.pdf_page_ranges) });
+  }
+  const viewportValid = valid('viewport_width') && valid('viewport_height') && valid('device_scale_factor');
+  if (context.maxPixels !== undefined && o.format !== undefined && formatOf(o.format).kind === 'image' && viewportValid) {
+    details.push(...pixelBudgetProblems(o as z.output<typeof takeSchema>, context.maxPixels));
   }
   if (details.length === 0) return { ...(o as z.output<typeof takeSchema>), timeout };
 

@@ -47,7 +47,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   try {
     if (options.startBrowser ?? true) await engine.start();
     const { key } = await keys.create({ name: 'e2e' });
-    app = await createApp({ engine, keys, logger, version: 'test', countries: [...config.SHUTTER_PROXIES.keys()].sort() });
+    app = await createApp({
+      engine,
+      keys,
+      logger,
+      version: 'test',
+      countries: [...config.SHUTTER_PROXIES.keys()].sort(),
+      maxPixels: config.SHUTTER_MAX_PIXELS,
+    });
     await app.ready();
     const ready = app;
     return {

@@ -785,3 +785,31 @@ describe('ip_country_code', () => {
     expectOneProblem({ url: URL_, ip_country_code: code }, 'ip_country_code', 'invalid_parameter', ['de']);
   });
 });
+
+describe('the pixel budget (SHUTTER_MAX_PIXELS), checked while parsing', () => {
+  const withBudget = (raw: Raw, maxPixels: number) => parseTakeOptions(raw, { countries: [], maxPixels });
+
+  it('refuses a viewport image over it, naming the three parameters', () => {
+    const error = (() => {
+      try {
+        withBudget({ url: URL_, viewport_width: '1280', viewport_height: '800', device_scale_factor: '2' }, 4_000_000);
+      } catch (e) {
+        return e as AppError;
+      }
+      throw new Error('no error');
+    })();
+    expect(error.code).toBe('invalid_parameter');
+    expect(error.message).toMatch(/4,096,000 pixels.*the pixel budget is 4,000,000/);
+    expect(error.extra.details?.map((d) => d.parameter)).toEqual(['viewport_width', 'viewport_height', 'device_scale_factor']);
+  });
+
+  it('lets one at the budget through, and does not apply to pdf or markdown', () => {
+    expect(withBudget({ url: URL_, viewport_width: '1000', viewport_height: '1000' }, 1_000_000).viewport_width).toBe(1000);
+    expect(withBudget({ url: URL_, format: 'pdf', viewport_width: '3840', viewport_height: '10000' }, 1_000_000).format).toBe('pdf');
+    expect(withBudget({ url: URL_, format: 'md', viewport_width: '3840', viewport_height: '10000' }, 1_000_000).format).toBe('markdown');
+  });
+
+  it('is not checked without a budget in the context', () => {
+    expect(parseTakeOptions({ url: URL_, viewport_width: '3840', viewport_height: '10000', device_scale_factor: '3' }, { countries: [] }).viewport_width).toBe(3840);
+  });
+});

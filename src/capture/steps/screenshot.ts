@@ -1,7 +1,6 @@
 import type { CDPSession } from 'playwright-core';
 import sharp, { type OutputInfo } from 'sharp';
 import type { RawImage, RawRequest } from '../../encoders/raw-image.js';
-import { AppError } from '../../errors/app-error.js';
 import type { TakeOptions } from '../../options/schema.js';
 
 /** Bounds of one image capture, from the operator's configuration. */
@@ -112,20 +111,4 @@ async function nextFrame(cdp: CDPSession): Promise<void> {
     expression: 'new Promise((resolve) => { requestAnimationFrame(() => resolve(undefined)); setTimeout(resolve, 100); })',
     awaitPromise: true,
   });
-}
-
-/** A viewport capture larger than the pixel budget is refused before any rendering. */
-export function assertWithinPixelBudget(options: TakeOptions, limits: ImageLimits): void {
-  const dsf = options.device_scale_factor;
-  const pixels = options.viewport_width * options.viewport_height * dsf * dsf;
-  if (pixels > limits.maxPixels) {
-    const message = `viewport_width × viewport_height × device_scale_factor² is ${Math.round(pixels).toLocaleString('en-US')} pixels; the limit is ${limits.maxPixels.toLocaleString('en-US')}`;
-    throw new AppError('invalid_parameter', message, {
-      details: ['viewport_width', 'viewport_height', 'device_scale_factor'].map((parameter) => ({
-        parameter,
-        code: 'invalid_parameter' as const,
-        message: 'the image would exceed the pixel budget',
-      })),
-    });
-  }
 }

@@ -15,7 +15,7 @@ import { sendStored, storeCapture } from '../upload.js';
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
   const authenticate = requireApiKey(deps.accounts);
-  const context = { countries: deps.countries ?? [] };
+  const context = { countries: deps.countries ?? [], ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}) };
 
   const take = async (raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => {
     const options = parseTakeOptions(raw, context);
