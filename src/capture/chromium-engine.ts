@@ -67,7 +67,7 @@ export class ChromiumEngine implements CaptureEngine {
     const deadline = new AbortController();
     const clock = new CaptureClock(options.timeout * 1000, options.delay * 1000);
     // What the capture was doing when the deadline passed: named in the 504.
-    const progress: CaptureProgress = { timings };
+    const progress: CaptureProgress = { step: 'queue' };
     const timer = setTimeout(() => deadline.abort(timeoutError(options, progress)), options.timeout * 1000);
     try {
       if (options.url) await this.options.checkTarget(options.url);
@@ -168,9 +168,8 @@ export class ChromiumEngine implements CaptureEngine {
 
 /** Where a capture is: its phase and, once the page exists, its requests in flight. */
 interface CaptureProgress {
-  timings: Timings;
-  /** The step running (navigate, wait_until, render…); before the first, the phase says where. */
-  step?: string;
+  /** The step running (navigate, wait_until, render…); `queue` until the first. */
+  step: string;
   tracker?: RequestTracker;
 }
 
@@ -183,7 +182,7 @@ interface RunState {
 
 /** 504 naming the step that ran out of time and the requests still pending (DESIGN.md §4.5). */
 function timeoutError(options: TakeOptions, progress: CaptureProgress): AppError {
-  const step = progress.step ?? progress.timings.current ?? 'queue';
+  const { step } = progress;
   const pending = progress.tracker?.pending() ?? [];
   const waitingOn = pending.length > 0 ? `; ${pending.length === 1 ? 'a request was' : 'requests were'} still pending, e.g. ${pending[0]!.url.slice(0, 120)}` : '';
   return new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s (step: ${step}${waitingOn})`, {

@@ -5,11 +5,8 @@ export type Phase = (typeof PHASES)[number];
 /** Milliseconds spent per phase of one capture. */
 export class Timings {
   readonly ms: Partial<Record<Phase, number>> = {};
-  /** The phase being measured now (the last one begun), for a 504 to name. */
-  current?: Phase;
 
   async measure<T>(phase: Phase, fn: () => Promise<T>): Promise<T> {
-    this.current = phase;
     const start = performance.now();
     try {
       return await fn();

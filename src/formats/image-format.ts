@@ -19,7 +19,7 @@ export function imageFormat<const Name extends string>(fields: ImageFormatFields
       const request = encoder.raw(options);
       if (options.full_page) {
         const height = allowedCssHeight(options, limits, request);
-        await timings.measure('wait', () => preloadLazyContent(page, height, (cap) => clock.spareMs(cap)));
+        await timings.measure('wait', () => preloadLazyContent(page, height, clock));
       }
       const raw = await timings.measure('capture', () => captureRaw(cdp, options, request, limits));
       const body = await timings.measure('encode', () => encoder.encode(raw.image, options));

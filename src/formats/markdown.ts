@@ -14,7 +14,7 @@ export const markdown: OutputFormat<'markdown'> = {
     // turndown and its DOM are loaded on the first markdown capture, not at start.
     const { htmlToMarkdown, renderedHtml } = await import('../encoders/markdown.js');
     if (options.full_page) {
-      await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, (cap) => clock.spareMs(cap)));
+      await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, clock));
     }
     const html = await timings.measure('capture', () => renderedHtml(page));
     const body = await timings.measure('encode', async () => Buffer.from(htmlToMarkdown(html), 'utf8'));

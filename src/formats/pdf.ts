@@ -13,7 +13,7 @@ export const pdf: OutputFormat<'pdf'> = {
   shortTimeCap: true,
   async render({ page, options, limits, timings, clock }) {
     // Printing lays out the whole document: lazy content must be loaded first.
-    await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, (cap) => clock.spareMs(cap)));
+    await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, clock));
     const body = await timings.measure('capture', () => renderPdf(page, options, limits.maxFullPageHeight));
     return { body, truncated: false };
   },

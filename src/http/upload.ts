@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../capture/engine.js';
 import { AppError } from '../errors/app-error.js';
+import { setCaptureFlags } from './capture-headers.js';
 import { downloadNameOf } from '../options/attachment-name.js';
 import { formatOf } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
@@ -34,8 +35,7 @@ export function sendStored(
   // The local store gives a path on this service; make it absolute for the caller.
   const base = publicUrl ?? `${request.protocol}://${request.host}`;
   const url = stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url;
-  if (result.truncated) reply.header('x-shutter-truncated', result.truncated);
-  if (result.warnings?.length) reply.header('x-shutter-warning', result.warnings.join(','));
+  setCaptureFlags(reply, result);
   return reply.header('cache-control', 'no-store').header('server-timing', serverTiming).send({
     url,
     expires_at: stored.expiresAt?.toISOString() ?? null,

@@ -1,23 +1,16 @@
-import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import type { MainFrameGuard } from '../../egress/main-frame-guard.js';
-import type { RenderedOutput } from '../../formats/output-format.js';
-import type { TakeOptions } from '../../options/schema.js';
+import type { RenderContext, RenderedOutput } from '../../formats/output-format.js';
 import type { PageBlocking } from '../blocking/page-blocking.js';
-import type { CaptureClock } from '../capture-clock.js';
-import type { Phase, Timings } from '../timings.js';
+import type { Phase } from '../timings.js';
 import type { PendingRequest, RequestTracker } from './request-tracker.js';
-import type { ImageLimits } from './screenshot.js';
 
-/** What the steps of one capture share: the page, the options, and what earlier steps found. */
-export interface CaptureContext {
+/**
+ * What the steps of one capture share: what a format renders from (the page, its CDP session, the
+ * options, limits, timings and clock), and what earlier steps set up or found.
+ */
+export interface CaptureContext extends RenderContext {
   context: BrowserContext;
-  page: Page;
-  /** The capture's own CDP session. */
-  cdp: CDPSession;
-  options: TakeOptions;
-  limits: ImageLimits;
-  timings: Timings;
-  clock: CaptureClock;
   /** Aborted at the capture's deadline. */
   signal: AbortSignal;
   blocking: PageBlocking;

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import type { CaptureClock } from '../capture-clock.js';
 
 /** Time a full-page capture may spend growing the page to trigger lazy content. */
 const PRELOAD_BUDGET_MS = 5_000;
@@ -21,10 +22,10 @@ const pageHeight = (page: Page, max: number) =>
  * viewport: ~400 ms less on a 20 000 px page). Infinite-scroll pages grow; that is repeated a few
  * times within the height cap and a time budget. The viewport is restored and images are awaited.
  */
-export async function preloadLazyContent(page: Page, maxHeight: number, budgetMs: (capMs: number) => number = (cap) => cap): Promise<void> {
+export async function preloadLazyContent(page: Page, maxHeight: number, clock: Pick<CaptureClock, 'spareMs'>): Promise<void> {
   const started = Date.now();
-  // What the capture's deadline leaves (capture-clock.ts): a page held by stalls has less.
-  const growBudgetMs = budgetMs(PRELOAD_BUDGET_MS);
+  // What the capture's deadline leaves: a page held by stalls has less.
+  const growBudgetMs = clock.spareMs(PRELOAD_BUDGET_MS);
   await page.evaluate(() => {
     for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
   });
@@ -49,5 +50,5 @@ export async function preloadLazyContent(page: Page, maxHeight: number, budgetMs
       .filter((img) => img.src && !(img.complete && img.naturalWidth > 0))
       .map((img) => img.decode().catch(() => undefined));
     await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, waitMs))]);
-  }, budgetMs(IMAGE_WAIT_MS));
+  }, clock.spareMs(IMAGE_WAIT_MS));
 }

@@ -80,11 +80,10 @@ export class RequestTracker {
     return true;
   }
 
-  /** The requests in flight, oldest first, at most MAX_REPORTED. */
+  /** The requests in flight, oldest first (the map keeps start order), at most MAX_REPORTED. */
   pending(): PendingRequest[] {
     const now = performance.now();
     return [...this.flights]
-      .sort((a, b) => a[1].startedAt - b[1].startedAt)
       .slice(0, MAX_REPORTED)
       .map(([request, flight]) => ({ url: request.url().slice(0, MAX_URL_CHARS), age_ms: Math.round(now - flight.startedAt) }));
   }

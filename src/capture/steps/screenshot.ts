@@ -1,6 +1,6 @@
 import type { CDPSession } from 'playwright-core';
-import sharp, { type OutputInfo } from 'sharp';
-import type { RawImage, RawRequest } from '../../encoders/raw-image.js';
+import type { OutputInfo } from 'sharp';
+import { sharpOf, type RawImage, type RawRequest } from '../../encoders/raw-image.js';
 import type { TakeOptions } from '../../options/schema.js';
 
 /** Bounds of one image capture, from the operator's configuration. */
@@ -69,7 +69,7 @@ async function captureSections(cdp: CDPSession, options: TakeOptions, cssHeight:
   for (let y = 0; y < cssHeight; y += sectionCss) {
     const png = await shoot(cdp, options, { format: 'png' }, y, Math.min(sectionCss, cssHeight - y));
     // Decoding runs on libuv's pool while Chromium renders the next section.
-    decoded.push(sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
+    decoded.push(sharpOf({ kind: 'encoded', data: png, format: 'png' }).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
   }
   const parts = await Promise.all(decoded);
   const width = parts[0]!.info.width;

@@ -50,11 +50,11 @@ async function waitOrStop(options: TakeOptions, context: WaitContext, signal: Ab
   }
   let met = false;
   let parsed = false;
-  void condition.then(() => (met = true), () => (met = true));
+  const settled = condition.then(() => (met = true), () => (met = true));
   void page.waitForLoadState('domcontentloaded', { timeout: 0 }).then(() => (parsed = true), () => undefined);
   while (!met && !signal.aborted) {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([condition.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, TICK_MS)))]);
+    await Promise.race([settled, new Promise((r) => (timer = setTimeout(r, TICK_MS)))]);
     clearTimeout(timer);
     if (met) break;
     const giveUp = performance.now() >= context.giveUpAt;

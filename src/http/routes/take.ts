@@ -8,6 +8,7 @@ import { parseTakeOptions } from '../../options/parse-take-options.js';
 import type { TakeOptions } from '../../options/schema.js';
 import type { AppDeps } from '../app.js';
 import { requireApiKey } from '../auth.js';
+import { setCaptureFlags } from '../capture-headers.js';
 import { chargeCapture } from '../metering.js';
 import { contentDisposition } from '../../util/content-disposition.js';
 import { sendStored, storeCapture } from '../upload.js';
@@ -56,7 +57,6 @@ function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureR
     .header('content-disposition', disposition)
     .header('server-timing', timings.toServerTiming())
     .header('cache-control', 'no-store');
-  if (result.truncated) reply.header('x-shutter-truncated', result.truncated);
-  if (result.warnings?.length) reply.header('x-shutter-warning', result.warnings.join(','));
+  setCaptureFlags(reply, result);
   return reply.send(result.body);
 }
