@@ -1,7 +1,7 @@
 # The two quick-start commands: `make start` and `make test`. Both install what is missing first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := start
-.PHONY: start test deps system-deps node-deps build lint typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
+.PHONY: start test deps system-deps node-deps build lint format format-check typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
 
 NODE_STAMP := node_modules/.shutter-installed
 
@@ -10,7 +10,7 @@ NODE_STAMP := node_modules/.shutter-installed
 start: deps build
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} node dist/src/cli/main.js serve
 
-test: deps build lint typecheck
+test: deps build format-check lint typecheck
 	node scripts/run-tests.mjs
 	@$(MAKE) --no-print-directory bench-smoke-ci
 
@@ -30,6 +30,13 @@ build: node-deps
 
 lint: node-deps
 	npx eslint .
+
+# Prettier decides layout (.prettierrc.json); `make format` rewrites, `make test` only checks.
+format: node-deps
+	npx prettier --write --log-level warn .
+
+format-check: node-deps
+	npx prettier --check --log-level warn .
 
 typecheck: node-deps
 	npx tsc -p tsconfig.json --noEmit

@@ -30,7 +30,11 @@ async function photo(width: number, height: number, variant: number): Promise<Bu
   const pixels = Buffer.alloc(width * height * 3);
   let seed = 1 + variant * 7919;
   const hue = (variant * 47) % 360;
-  const base = [Math.round(128 + 100 * Math.cos((hue * Math.PI) / 180)), 90 + (variant % 5) * 25, Math.round(128 + 100 * Math.sin((hue * Math.PI) / 180))];
+  const base = [
+    Math.round(128 + 100 * Math.cos((hue * Math.PI) / 180)),
+    90 + (variant % 5) * 25,
+    Math.round(128 + 100 * Math.sin((hue * Math.PI) / 180)),
+  ];
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -43,7 +47,9 @@ async function photo(width: number, height: number, variant: number): Promise<Bu
       }
     }
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 6 }).toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
 }
 
 const logo = (i: number) =>

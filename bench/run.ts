@@ -16,7 +16,15 @@ import { Child, freePort, killEverything } from './lib/processes.js';
 import { sampleTree, TreeSampler } from './lib/proc-tree.js';
 import { renderMarkdown, writeDocsSection, writeJson } from './lib/report.js';
 import type { ColdStarts, LongRun, ResolverDelta, RunReport, ScenarioResult } from './lib/results.js';
-import { COLD_START_SCENARIO, LONG_RUN_CONCURRENCY, LONG_RUN_MIX, SCENARIOS, roundsFor, selectScenarios, type Scenario } from './lib/scenarios.js';
+import {
+  COLD_START_SCENARIO,
+  LONG_RUN_CONCURRENCY,
+  LONG_RUN_MIX,
+  SCENARIOS,
+  roundsFor,
+  selectScenarios,
+  type Scenario,
+} from './lib/scenarios.js';
 import { mean, percentile, round } from './lib/stats.js';
 import { evaluateTargets } from './lib/targets.js';
 
@@ -50,7 +58,12 @@ class Bench {
     // The floor has no markdown: it answers the loaded page's HTML (page.content()) instead.
     const expect = scenario.expect === 'markdown' && engine.spec.id === 'floor' ? 'html' : scenario.expect;
     const query = new URLSearchParams({ url: `${this.fixtureBase}/${page}`, ...params });
-    return { url: `${engine.base}/v1/take?${query}`, headers: engine.spec.headers, expect, ...(scenario.tolerate ? { tolerate: scenario.tolerate } : {}) };
+    return {
+      url: `${engine.base}/v1/take?${query}`,
+      headers: engine.spec.headers,
+      expect,
+      ...(scenario.tolerate ? { tolerate: scenario.tolerate } : {}),
+    };
   }
 
   /** Shutter's `service.resolver` counters from GET /v1/status, or null when absent or unreadable. */
@@ -91,7 +104,9 @@ class Bench {
       // Refused: not listening yet, ask again soon. Anything else: it answers, but not yet well.
       await sleep(last === 'ECONNREFUSED' ? 20 : 100);
     }
-    const reason = child.alive ? `no successful capture within ${COLD_START_TIMEOUT_MS / 1000} s (last: ${last})` : `exited with ${child.exitCode}`;
+    const reason = child.alive
+      ? `no successful capture within ${COLD_START_TIMEOUT_MS / 1000} s (last: ${last})`
+      : `exited with ${child.exitCode}`;
     cold.failures.push(reason);
     await child.stop();
     throw new Error(`${id}: ${reason}\n${child.tail()}`);
@@ -107,7 +122,9 @@ class Bench {
     const common = { requestTimeoutMs: Math.max(options.requestTimeoutMs, (scenario.minRequestTimeoutS ?? 0) * 1000) };
     // A per-request-launch baseline starts a new browser each time: one request warms Node, the cold probe did that in a smoke run.
     const warmTotal = engine.spec.slow ? (options.smoke ? 0 : 1) : Math.max(options.warmup, options.warmup ? c : 0);
-    const warm = warmTotal ? await runLoad(() => warmSpec, { ...common, total: warmTotal, concurrency: Math.min(c, warmTotal), deadline: budget() }) : undefined;
+    const warm = warmTotal
+      ? await runLoad(() => warmSpec, { ...common, total: warmTotal, concurrency: Math.min(c, warmTotal), deadline: budget() })
+      : undefined;
     const resolverBefore = scenario.realPage ? await this.resolverStats(engine) : null;
     const sampler = new TreeSampler(engine.child.pid, options.sampleMs, engine.child.seen);
     sampler.start();
@@ -145,7 +162,11 @@ class Bench {
       ...(phases ? { phases } : {}),
       requests: load.ok + load.errors + load.toleratedLatencies.length,
       ...(load.toleratedLatencies.length
-        ? { tolerated: load.tolerated, toleratedP50: round(percentile(load.toleratedLatencies, 0.5)), toleratedSamples: load.toleratedSamples }
+        ? {
+            tolerated: load.tolerated,
+            toleratedP50: round(percentile(load.toleratedLatencies, 0.5)),
+            toleratedSamples: load.toleratedSamples,
+          }
         : {}),
       ...(Object.keys(load.warnings).length ? { warnings: load.warnings } : {}),
       ...(scenario.realPage && engine.spec.id === 'shutter' ? { resolver: resolverDelta(resolverBefore, resolverAfter) } : {}),
@@ -187,8 +208,16 @@ class Bench {
       `${r.scenario.padEnd(24)} ${r.engine.padEnd(16)} ok ${String(r.ok).padStart(4)}  err ${r.errors}  ` +
         `p50 ${r.p50.toFixed(0).padStart(5)}  p95 ${r.p95.toFixed(0).padStart(5)}  ${r.throughput.toFixed(1).padStart(5)}/s  ` +
         `PSS ${r.peakPssMb.toFixed(0).padStart(5)} MiB  CPU ${Number(r.cpuMsPerCapture).toFixed(0).padStart(4)} ms/capture` +
-        (r.tolerated ? `  tolerated ${Object.entries(r.tolerated).map(([k, v]) => `${k} ×${v}`).join(', ')} (p50 ${r.toleratedP50?.toFixed(0)} ms)` : '') +
-        (r.warnings ? `  warnings ${Object.entries(r.warnings).map(([k, v]) => `${k} ×${v}`).join(', ')}` : '') +
+        (r.tolerated
+          ? `  tolerated ${Object.entries(r.tolerated)
+              .map(([k, v]) => `${k} ×${v}`)
+              .join(', ')} (p50 ${r.toleratedP50?.toFixed(0)} ms)`
+          : '') +
+        (r.warnings
+          ? `  warnings ${Object.entries(r.warnings)
+              .map(([k, v]) => `${k} ×${v}`)
+              .join(', ')}`
+          : '') +
         (r.errors ? `\n    errors: ${r.errorSamples.join(' | ').slice(0, 400)}` : ''),
     );
   }
@@ -248,7 +277,12 @@ class Bench {
       return;
     }
     try {
-      const mix = LONG_RUN_MIX.map((sid) => this.request(engine, SCENARIOS.find((s) => s.id === sid)!));
+      const mix = LONG_RUN_MIX.map((sid) =>
+        this.request(
+          engine,
+          SCENARIOS.find((s) => s.id === sid)!,
+        ),
+      );
       const deadline = Math.min(this.deadline, performance.now() + options.longCaptures * 1_000);
       const common = { concurrency: LONG_RUN_CONCURRENCY, deadline, requestTimeoutMs: options.requestTimeoutMs };
       const started = performance.now();
@@ -290,7 +324,11 @@ class Bench {
 /** Counter by counter, after − before; null when either is missing (an older Shutter has no service.resolver). */
 function resolverDelta(before: Record<string, number> | null, after: Record<string, number> | null): ResolverDelta | null {
   if (!before || !after) return null;
-  const delta = Object.fromEntries(Object.keys(after).filter((k) => k in before).map((k) => [k, after[k]! - before[k]!]));
+  const delta = Object.fromEntries(
+    Object.keys(after)
+      .filter((k) => k in before)
+      .map((k) => [k, after[k]! - before[k]!]),
+  );
   return { before, after, delta };
 }
 
@@ -342,16 +380,22 @@ async function main(): Promise<number> {
   );
   try {
     const fixturePort = await freePort();
-    const fixtures = new Child('fixtures', [process.execPath, join(ROOT, 'dist/bench/fixture-server.js')], { BENCH_PORT: String(fixturePort) }, {
-      cwd: ROOT,
-      verbose: options.verbose,
-    });
+    const fixtures = new Child(
+      'fixtures',
+      [process.execPath, join(ROOT, 'dist/bench/fixture-server.js')],
+      { BENCH_PORT: String(fixturePort) },
+      {
+        cwd: ROOT,
+        verbose: options.verbose,
+      },
+    );
     const fixtureBase = `http://127.0.0.1:${fixturePort}`;
     await waitForFixtures(fixtureBase, fixtures);
     const bench = new Bench(options, { root: ROOT, chromium, shutter, floorGotoTimeoutS: options.floorGotoTimeoutS }, fixtureBase);
     try {
       await bench.runScenarios(selectScenarios(options.scenarios, options.smoke));
-      if (options.long) for (const id of (['shutter', 'floor'] as const).filter((e) => options.engines.includes(e))) await bench.longRun(id);
+      if (options.long)
+        for (const id of (['shutter', 'floor'] as const).filter((e) => options.engines.includes(e))) await bench.longRun(id);
     } finally {
       await fixtures.stop();
     }

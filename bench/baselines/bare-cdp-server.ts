@@ -24,7 +24,11 @@ async function capture(request: BaselineRequest): Promise<Buffer> {
   try {
     const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', { url: 'about:blank', browserContextId });
     const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', { targetId, flatten: true });
-    await cdp.send('Emulation.setDeviceMetricsOverride', { width: request.width, height: request.height, deviceScaleFactor: 1, mobile: false }, sessionId);
+    await cdp.send(
+      'Emulation.setDeviceMetricsOverride',
+      { width: request.width, height: request.height, deviceScaleFactor: 1, mobile: false },
+      sessionId,
+    );
     const navigation = await cdp.send<{ errorText?: string }>('Page.navigate', { url: request.url }, sessionId);
     if (navigation.errorText) throw new Error(navigation.errorText);
     await cdp.send('Runtime.evaluate', { expression: LOADED, awaitPromise: true }, sessionId);

@@ -35,7 +35,12 @@ export interface BaselineServer {
   stop?(): Promise<void>;
 }
 
-const CONTENT_TYPES: Record<BaselineFormat, string> = { png: 'image/png', jpg: 'image/jpeg', pdf: 'application/pdf', markdown: 'text/html; charset=utf-8' };
+const CONTENT_TYPES: Record<BaselineFormat, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  pdf: 'application/pdf',
+  markdown: 'text/html; charset=utf-8',
+};
 const DEFAULT_FORMATS: readonly BaselineFormat[] = ['png', 'jpg', 'pdf'];
 const KNOWN = new Set(['url', 'format', 'full_page', 'quality', 'viewport_width', 'viewport_height']);
 

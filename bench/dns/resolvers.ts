@@ -46,7 +46,9 @@ async function burst(label: string, lookup: Lookup, names: string[]): Promise<vo
   const poolMs = performance.now() - poolStarted;
   await Promise.race([all, new Promise((r) => setTimeout(r, 30_000))]);
   const ms = performance.now() - started;
-  console.log(`${label.padEnd(48)} ${ms.toFixed(0).padStart(6)} ms  getaddrinfo ${String(getaddrinfoCalls).padStart(3)}  4 pool jobs ${poolMs.toFixed(0)} ms`);
+  console.log(
+    `${label.padEnd(48)} ${ms.toFixed(0).padStart(6)} ms  getaddrinfo ${String(getaddrinfoCalls).padStart(3)}  4 pool jobs ${poolMs.toFixed(0)} ms`,
+  );
 }
 
 const round = Date.now().toString(36);

@@ -38,7 +38,9 @@ export class ShutterSetup {
   constructor() {
     // The bootstrap key's plan (scale) allows 150 requests a minute: lift it so the bench measures
     // the engine, not the rate limiter.
-    const plans = { plans: [{ name: 'scale', max_keys: 100, monthly_quota: 1_000_000_000, rate_per_minute: 1_000_000, concurrency: 10_000 }] };
+    const plans = {
+      plans: [{ name: 'scale', max_keys: 100, monthly_quota: 1_000_000_000, rate_per_minute: 1_000_000, concurrency: 10_000 }],
+    };
     writeFileSync(this.plansFile, JSON.stringify(plans));
   }
 
@@ -91,7 +93,14 @@ export function engineSpec(id: EngineId, port: number, concurrency: number, ctx:
         slow: false,
       };
     case 'bare':
-      return { id, label: ENGINE_LABELS[id], argv: [node, join(ctx.root, 'dist/bench/baselines/bare-cdp-server.js')], env: base, headers: {}, slow: false };
+      return {
+        id,
+        label: ENGINE_LABELS[id],
+        argv: [node, join(ctx.root, 'dist/bench/baselines/bare-cdp-server.js')],
+        env: base,
+        headers: {},
+        slow: false,
+      };
     case 'launch':
       return {
         id,

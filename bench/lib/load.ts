@@ -74,7 +74,9 @@ export function checkBody(expect: Expect, contentType: string, body: Buffer): st
     return contentType.startsWith('text/markdown') && /^#|\n#/.test(body.toString('utf8')) ? undefined : `not markdown (${contentType})`;
   }
   if (expect === 'html') {
-    return contentType.startsWith('text/html') && /<html[\s>]/i.test(body.toString('utf8', 0, 4096)) ? undefined : `not html (${contentType})`;
+    return contentType.startsWith('text/html') && /<html[\s>]/i.test(body.toString('utf8', 0, 4096))
+      ? undefined
+      : `not html (${contentType})`;
   }
   try {
     const json = JSON.parse(body.toString('utf8')) as { url?: unknown; size?: unknown };
@@ -97,7 +99,10 @@ export function parseServerTiming(header: string | null): Record<string, number>
 
 /** `partial_load, other` (one header or several) → ['partial_load', 'other']. */
 export function parseWarnings(...headers: Array<string | null>): string[] | undefined {
-  const tokens = headers.flatMap((h) => (h ?? '').split(',')).map((t) => t.trim()).filter(Boolean);
+  const tokens = headers
+    .flatMap((h) => (h ?? '').split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   return tokens.length ? tokens : undefined;
 }
 
@@ -109,8 +114,7 @@ export async function send(spec: RequestSpec, timeoutMs: number): Promise<Outcom
     const body = Buffer.from(await res.arrayBuffer());
     const ms = performance.now() - start;
     const contentType = res.headers.get('content-type') ?? '';
-    const problem =
-      res.status === 200 ? checkBody(spec.expect, contentType, body) : `HTTP ${res.status}: ${body.toString('utf8', 0, 300)}`;
+    const problem = res.status === 200 ? checkBody(spec.expect, contentType, body) : `HTTP ${res.status}: ${body.toString('utf8', 0, 300)}`;
     const phases = parseServerTiming(res.headers.get('server-timing'));
     const warnings = parseWarnings(res.headers.get('x-shutter-warning'), res.headers.get('x-bench-warning'));
     const tolerated = res.status !== 200 && (spec.tolerate?.includes(res.status) ?? false);
@@ -126,7 +130,7 @@ export async function send(spec: RequestSpec, timeoutMs: number): Promise<Outcom
     };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    const message = (error as Error).name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : cause ?? (error as Error).message;
+    const message = (error as Error).name === 'TimeoutError' ? `timeout after ${timeoutMs} ms` : (cause ?? (error as Error).message);
     return { ok: false, ms: performance.now() - start, bytes: 0, status: 0, error: message };
   }
 }

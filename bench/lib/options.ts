@@ -60,7 +60,8 @@ export function readOptions(): BenchOptions {
   const smoke = flag('BENCH_SMOKE', false);
   const scenarios = list('BENCH_SCENARIOS');
   const engines = list('BENCH_ENGINES');
-  for (const e of engines) if (!ENGINE_IDS.includes(e as EngineId)) throw new Error(`BENCH_ENGINES: unknown engine ${e} (${ENGINE_IDS.join(', ')})`);
+  for (const e of engines)
+    if (!ENGINE_IDS.includes(e as EngineId)) throw new Error(`BENCH_ENGINES: unknown engine ${e} (${ENGINE_IDS.join(', ')})`);
   return {
     smoke,
     rounds: int('BENCH_ROUNDS', smoke ? 2 : 100, 1, 100_000),

@@ -14,7 +14,8 @@ export const END_MARKER = '<!-- /bench:results -->';
 
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
 const mb = (v: number) => (v > 0 ? v.toFixed(0) : '–');
-const ratio = (a: number, b: number | undefined) => (b && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : '');
+const ratio = (a: number, b: number | undefined) =>
+  b && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : '';
 const tolerated = (r: ScenarioResult) =>
   Object.entries(r.tolerated ?? {})
     .map(([status, n]) => `${status} ×${n}`)
@@ -27,21 +28,23 @@ function scenarioRows(report: RunReport): string[] {
     const head = `| ${r.scenario} | ${ENGINE_LABELS[r.engine]} | ${r.concurrency}`;
     if (r.skipped) return `${head} | – | – | skipped: ${r.skipped} | | | | | | | | | |`;
     const floor = r.engine === 'floor' ? undefined : floorOf(r);
-    return [
-      head,
-      `${r.ok}`,
-      (r.errors ? `**${r.errors}**` : '0') + (r.tolerated ? ` (+ ${tolerated(r)}, not errors)` : ''),
-      ms(r.p50),
-      ms(r.p95),
-      ms(r.p99),
-      r.throughput.toFixed(1),
-      ratio(r.p50, floor?.p50),
-      ratio(r.throughput, floor?.throughput),
-      mb(r.peakPssMb),
-      mb(r.peakRssMb),
-      ms(r.cpuMsPerCapture),
-      r.medianBytes ? (r.medianBytes / 1024).toFixed(0) : '–',
-    ].join(' | ') + ' |';
+    return (
+      [
+        head,
+        `${r.ok}`,
+        (r.errors ? `**${r.errors}**` : '0') + (r.tolerated ? ` (+ ${tolerated(r)}, not errors)` : ''),
+        ms(r.p50),
+        ms(r.p95),
+        ms(r.p99),
+        r.throughput.toFixed(1),
+        ratio(r.p50, floor?.p50),
+        ratio(r.throughput, floor?.throughput),
+        mb(r.peakPssMb),
+        mb(r.peakRssMb),
+        ms(r.cpuMsPerCapture),
+        r.medianBytes ? (r.medianBytes / 1024).toFixed(0) : '–',
+      ].join(' | ') + ' |'
+    );
   });
 }
 
@@ -69,15 +72,30 @@ export function renderMarkdown(report: RunReport, command: string): string {
   const withPhases = report.scenarios.filter((r) => r.engine === 'shutter' && r.phases);
   if (withPhases.length) {
     const names = ['queue', 'navigate', 'wait', 'capture', 'encode'];
-    lines.push('', "Shutter's own phases (median of `Server-Timing`, ms):", '', `| scenario | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
-    for (const r of withPhases) lines.push(`| ${r.scenario} | ${names.map((n) => (r.phases![n] === undefined ? '–' : r.phases![n]!.toFixed(0))).join(' | ')} |`);
+    lines.push(
+      '',
+      "Shutter's own phases (median of `Server-Timing`, ms):",
+      '',
+      `| scenario | ${names.join(' | ')} |`,
+      `|---|${names.map(() => '---').join('|')}|`,
+    );
+    for (const r of withPhases)
+      lines.push(`| ${r.scenario} | ${names.map((n) => (r.phases![n] === undefined ? '–' : r.phases![n]!.toFixed(0))).join(' | ')} |`);
   }
 
   lines.push(...realPages(report));
 
-  lines.push('', 'Cold start: process start → first successful capture (simple page, png).', '', '| engine | starts | median ms | max ms | failures |', '|---|---|---|---|---|');
+  lines.push(
+    '',
+    'Cold start: process start → first successful capture (simple page, png).',
+    '',
+    '| engine | starts | median ms | max ms | failures |',
+    '|---|---|---|---|---|',
+  );
   for (const c of report.coldStarts) {
-    lines.push(`| ${ENGINE_LABELS[c.engine]} | ${c.ms.length} | ${ms(median(c.ms))} | ${c.ms.length ? ms(Math.max(...c.ms)) : '–'} | ${c.failures.length} |`);
+    lines.push(
+      `| ${ENGINE_LABELS[c.engine]} | ${c.ms.length} | ${ms(median(c.ms))} | ${c.ms.length ? ms(Math.max(...c.ms)) : '–'} | ${c.failures.length} |`,
+    );
   }
 
   if (report.longRuns.length) {
@@ -96,7 +114,13 @@ export function renderMarkdown(report: RunReport, command: string): string {
     }
   }
 
-  lines.push('', 'Targets (issue 8; real pages: issue 23), as ratios within this run:', '', '| target | measured | result |', '|---|---|---|');
+  lines.push(
+    '',
+    'Targets (issue 8; real pages: issue 23), as ratios within this run:',
+    '',
+    '| target | measured | result |',
+    '|---|---|---|',
+  );
   for (const t of report.targets) lines.push(`| ${t.name} | ${t.measured} | ${t.pass === null ? 'n/a' : t.pass ? 'PASS' : '**FAIL**'} |`);
 
   const errors = report.scenarios.filter((r) => r.errors > 0 || r.skipped);

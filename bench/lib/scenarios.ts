@@ -84,25 +84,72 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: 'png',
     weight: 0.2,
   },
-  { id: 'simple-jpg-c1', title: 'simple page, jpg q80', page: 'simple.html', params: { format: 'jpg', quality: '80' }, concurrency: 1, engines: ['shutter', 'floor', 'capture-website'], expect: 'jpeg' },
-  { id: 'simple-webp-c1', title: 'simple page, webp q80', page: 'simple.html', params: { format: 'webp', quality: '80' }, concurrency: 1, engines: ['shutter', 'capture-website'], expect: 'webp' },
-  { id: 'doc-pdf-c1', title: 'multi-page document, pdf A4', page: 'doc.html', params: { format: 'pdf' }, concurrency: 1, engines: WARM, expect: 'pdf', weight: 0.5 },
-  { id: 'doc-markdown-c1', title: 'multi-page document, markdown', page: 'doc.html', params: { format: 'markdown' }, concurrency: 1, engines: ['shutter'], expect: 'markdown' },
+  {
+    id: 'simple-jpg-c1',
+    title: 'simple page, jpg q80',
+    page: 'simple.html',
+    params: { format: 'jpg', quality: '80' },
+    concurrency: 1,
+    engines: ['shutter', 'floor', 'capture-website'],
+    expect: 'jpeg',
+  },
+  {
+    id: 'simple-webp-c1',
+    title: 'simple page, webp q80',
+    page: 'simple.html',
+    params: { format: 'webp', quality: '80' },
+    concurrency: 1,
+    engines: ['shutter', 'capture-website'],
+    expect: 'webp',
+  },
+  {
+    id: 'doc-pdf-c1',
+    title: 'multi-page document, pdf A4',
+    page: 'doc.html',
+    params: { format: 'pdf' },
+    concurrency: 1,
+    engines: WARM,
+    expect: 'pdf',
+    weight: 0.5,
+  },
+  {
+    id: 'doc-markdown-c1',
+    title: 'multi-page document, markdown',
+    page: 'doc.html',
+    params: { format: 'markdown' },
+    concurrency: 1,
+    engines: ['shutter'],
+    expect: 'markdown',
+  },
   // The flags' cost is measured against this plain capture run right before them: compared with
   // simple-png-c1, run ~15 min earlier, the machine's drift over a run (+40 ms once) was counted as theirs.
-  { id: 'flags-off-c1', title: 'simple page, png, no flag (reference for the flag rows)', page: 'simple.html', params: {}, concurrency: 1, engines: ['shutter'], expect: 'png' },
-  ...(['block_ads', 'block_cookie_banners', 'block_chats'] as const).map(
-    (flag): Scenario => ({
-      id: `${flag.replaceAll('_', '-')}-c1`,
-      title: `simple page, png, ${flag}=1`,
-      page: 'simple.html',
-      params: { [flag]: '1' },
-      concurrency: 1,
-      engines: ['shutter'],
-      expect: 'png',
-    }),
-  ),
-  { id: 'upload-c1', title: 'simple page, png, upload=1 (local store)', page: 'simple.html', params: { upload: '1' }, concurrency: 1, engines: ['shutter'], expect: 'upload' },
+  {
+    id: 'flags-off-c1',
+    title: 'simple page, png, no flag (reference for the flag rows)',
+    page: 'simple.html',
+    params: {},
+    concurrency: 1,
+    engines: ['shutter'],
+    expect: 'png',
+  },
+  ...(['block_ads', 'block_cookie_banners', 'block_chats'] as const).map((flag): Scenario => ({
+    id: `${flag.replaceAll('_', '-')}-c1`,
+    title: `simple page, png, ${flag}=1`,
+    page: 'simple.html',
+    params: { [flag]: '1' },
+    concurrency: 1,
+    engines: ['shutter'],
+    expect: 'png',
+  })),
+  {
+    id: 'upload-c1',
+    title: 'simple page, png, upload=1 (local store)',
+    page: 'simple.html',
+    params: { upload: '1' },
+    concurrency: 1,
+    engines: ['shutter'],
+    expect: 'upload',
+  },
   ...realPageScenarios(),
 ];
 
@@ -127,28 +174,26 @@ function realPageScenarios(): Scenario[] {
     { id: 'article-hang', page: 'article-hang.html', title: 'news article + a pixel on 127.0.0.1 that never answers', weight: 0.05 },
   ];
   return pages.flatMap((p) =>
-    formats.map(
-      (f): Scenario => ({
-        id: `${p.id}-${f.name}-c1`,
-        title: `${p.title}, ${f.name}`,
-        page: p.page,
-        params: { ...f.params },
-        concurrency: 1,
-        engines: WARM,
-        expect: f.expect,
-        weight: p.weight,
-        smokeRounds: 1,
-        // A smoke run bounds Shutter's wait on the hanging page as pdf and markdown are (12 s), not 60 s,
-        // and runs the floor's bounded goto on it once (png): pdf and markdown differ only after it.
-        ...(p.id === 'article-hang' && f.name === 'png' ? { smokeParams: { timeout: '12' } } : {}),
-        ...(p.id === 'article-hang' && f.name !== 'png' ? { smokeEngines: ['shutter'] } : {}),
-        ...(p.id === 'article-hang' ? { warmupPage: 'article.html' } : {}),
-        // Shutter's default capture timeout is 60 s (pdf and markdown 12 s): its 504 must reach the client.
-        minRequestTimeoutS: 90,
-        tolerate: [504],
-        realPage: true,
-      }),
-    ),
+    formats.map((f): Scenario => ({
+      id: `${p.id}-${f.name}-c1`,
+      title: `${p.title}, ${f.name}`,
+      page: p.page,
+      params: { ...f.params },
+      concurrency: 1,
+      engines: WARM,
+      expect: f.expect,
+      weight: p.weight,
+      smokeRounds: 1,
+      // A smoke run bounds Shutter's wait on the hanging page as pdf and markdown are (12 s), not 60 s,
+      // and runs the floor's bounded goto on it once (png): pdf and markdown differ only after it.
+      ...(p.id === 'article-hang' && f.name === 'png' ? { smokeParams: { timeout: '12' } } : {}),
+      ...(p.id === 'article-hang' && f.name !== 'png' ? { smokeEngines: ['shutter'] } : {}),
+      ...(p.id === 'article-hang' ? { warmupPage: 'article.html' } : {}),
+      // Shutter's default capture timeout is 60 s (pdf and markdown 12 s): its 504 must reach the client.
+      minRequestTimeoutS: 90,
+      tolerate: [504],
+      realPage: true,
+    })),
   );
 }
 

@@ -9,8 +9,8 @@ export function percentile(values: readonly number[], q: number): number {
 
 export const median = (values: readonly number[]): number => percentile(values, 0.5);
 
-export const mean = (values: readonly number[]): number =>
-  values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
+export const mean = (values: readonly number[]): number => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
 
 /** Rounds for JSON and tables: integers above 10, one decimal below. */
-export const round = (value: number): number => (Number.isFinite(value) ? (Math.abs(value) >= 10 ? Math.round(value) : Math.round(value * 10) / 10) : value);
+export const round = (value: number): number =>
+  Number.isFinite(value) ? (Math.abs(value) >= 10 ? Math.round(value) : Math.round(value * 10) / 10) : value;

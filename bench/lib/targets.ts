@@ -57,12 +57,16 @@ export function evaluateTargets(report: Omit<RunReport, 'targets'>): Target[] {
   const b1 = find('simple-png-c1', 'bare');
   add(
     'simple png c=1: Shutter p50 ≤ 0.6× floor',
-    s1 && f1 ? `${s1.p50.toFixed(0)} vs ${f1.p50.toFixed(0)} ms = ${x(s1.p50 / f1.p50)}${b1 ? ` (bare-CDP bound ${x(b1.p50 / f1.p50)})` : ''}` : undefined,
+    s1 && f1
+      ? `${s1.p50.toFixed(0)} vs ${f1.p50.toFixed(0)} ms = ${x(s1.p50 / f1.p50)}${b1 ? ` (bare-CDP bound ${x(b1.p50 / f1.p50)})` : ''}`
+      : undefined,
     s1 && f1 ? s1.p50 <= 0.6 * f1.p50 : undefined,
   );
   add(
     'simple png c=1: Shutter PNG no larger than floor',
-    s1 && f1 ? `${(s1.medianBytes / 1024).toFixed(0)} vs ${(f1.medianBytes / 1024).toFixed(0)} KB = ${x(s1.medianBytes / f1.medianBytes)}` : undefined,
+    s1 && f1
+      ? `${(s1.medianBytes / 1024).toFixed(0)} vs ${(f1.medianBytes / 1024).toFixed(0)} KB = ${x(s1.medianBytes / f1.medianBytes)}`
+      : undefined,
     s1 && f1 ? s1.medianBytes <= f1.medianBytes : undefined,
   );
 
@@ -96,14 +100,18 @@ export function evaluateTargets(report: Omit<RunReport, 'targets'>): Target[] {
   const cold = report.coldStarts.find((c) => c.engine === 'shutter');
   add(
     'cold start (process start → first capture) < 2 s',
-    cold && cold.ms.length ? `median ${median(cold.ms).toFixed(0)} ms, max ${Math.max(...cold.ms).toFixed(0)} ms (${cold.ms.length} starts)` : undefined,
+    cold && cold.ms.length
+      ? `median ${median(cold.ms).toFixed(0)} ms, max ${Math.max(...cold.ms).toFixed(0)} ms (${cold.ms.length} starts)`
+      : undefined,
     cold && cold.ms.length ? median(cold.ms) < 2_000 : undefined,
   );
 
   const long = report.longRuns.find((l) => l.engine === 'shutter');
   add(
     'memory (PSS) after 1 000 captures within 10 % of after 50',
-    long ? `${long.pssAfter50Mb.toFixed(0)} → ${long.pssAfterEndMb.toFixed(0)} MiB after ${long.captures} = ${x(long.pssAfterEndMb / long.pssAfter50Mb)}` : undefined,
+    long
+      ? `${long.pssAfter50Mb.toFixed(0)} → ${long.pssAfterEndMb.toFixed(0)} MiB after ${long.captures} = ${x(long.pssAfterEndMb / long.pssAfter50Mb)}`
+      : undefined,
     long ? long.captures >= 1_000 && long.pssAfterEndMb <= 1.1 * long.pssAfter50Mb : undefined,
   );
   add(

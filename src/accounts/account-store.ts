@@ -72,11 +72,7 @@ export class AccountStore {
 
   /** The account with this address and its password hash (for log-in), or null. */
   async findByEmail(email: string): Promise<(Account & { passwordHash: string | null }) | null> {
-    const row = await this.db.kysely
-      .selectFrom('accounts')
-      .selectAll()
-      .where('email', '=', normalizeEmail(email))
-      .executeTakeFirst();
+    const row = await this.db.kysely.selectFrom('accounts').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
     return row ? { ...toAccount(row), passwordHash: row.password_hash } : null;
   }
 
@@ -102,7 +98,11 @@ export class AccountStore {
 
   /** Sets the account's password (an scrypt hash from hashPassword), so it can log in to the dashboard. */
   async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
-    const result = await this.db.kysely.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', id).executeTakeFirst();
+    const result = await this.db.kysely
+      .updateTable('accounts')
+      .set({ password_hash: passwordHash })
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 

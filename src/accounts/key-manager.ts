@@ -40,7 +40,8 @@ export class KeyManager {
         .where('revoked_at', 'is', null)
         .executeTakeFirstOrThrow();
       if (Number(active.n) >= plan.maxKeys) {
-        const advice = plan.maxKeys === 1 ? 'reset the key you have instead, or move to a bigger plan' : 'revoke one first, or move to a bigger plan';
+        const advice =
+          plan.maxKeys === 1 ? 'reset the key you have instead, or move to a bigger plan' : 'revoke one first, or move to a bigger plan';
         return refuse(
           'key_limit',
           `the ${plan.name} plan allows ${plan.maxKeys} active key${plan.maxKeys === 1 ? '' : 's'} at a time; ${advice}`,

@@ -94,11 +94,7 @@ export class KyselyKeyStore implements KeyStore {
   }
 
   async ensure(input: { name: string; key: string; accountId?: string }): Promise<ApiKeyRecord> {
-    const row = await this.db.kysely
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('hash', '=', hashApiKey(input.key))
-      .executeTakeFirst();
+    const row = await this.db.kysely.selectFrom('api_keys').selectAll().where('hash', '=', hashApiKey(input.key)).executeTakeFirst();
     if (row) return toRecord(row);
     return (await this.create(input)).record;
   }

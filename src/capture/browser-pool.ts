@@ -1,13 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
-import {
-  closeBrowserProcess,
-  isResponsive,
-  killBrowserProcess,
-  launchBrowserProcess,
-  type BrowserProcess,
-} from './browser-process.js';
+import { closeBrowserProcess, isResponsive, killBrowserProcess, launchBrowserProcess, type BrowserProcess } from './browser-process.js';
 import { launchArgs } from './launch-args.js';
 import { raceAbort } from '../util/race-abort.js';
 

@@ -69,7 +69,10 @@ export function killBrowserProcess(proc: BrowserProcess): void {
 
 /** Closes the browser politely, and kills it if that does not finish in time (a hung browser never answers). */
 export async function closeBrowserProcess(proc: BrowserProcess, timeoutMs = 5_000): Promise<void> {
-  const closed = await withTimeout(proc.browser.close().catch(() => undefined), timeoutMs).then(
+  const closed = await withTimeout(
+    proc.browser.close().catch(() => undefined),
+    timeoutMs,
+  ).then(
     () => true,
     () => false,
   );

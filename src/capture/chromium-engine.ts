@@ -184,10 +184,17 @@ interface RunState {
 function timeoutError(options: TakeOptions, progress: CaptureProgress): AppError {
   const { step } = progress;
   const pending = progress.tracker?.pending() ?? [];
-  const waitingOn = pending.length > 0 ? `; ${pending.length === 1 ? 'a request was' : 'requests were'} still pending, e.g. ${pending[0]!.url.slice(0, 120)}` : '';
-  return new AppError('capture_timeout', `the capture did not finish within the timeout of ${options.timeout} s (step: ${step}${waitingOn})`, {
-    facts: { step, pending_requests: pending },
-  });
+  const waitingOn =
+    pending.length > 0
+      ? `; ${pending.length === 1 ? 'a request was' : 'requests were'} still pending, e.g. ${pending[0]!.url.slice(0, 120)}`
+      : '';
+  return new AppError(
+    'capture_timeout',
+    `the capture did not finish within the timeout of ${options.timeout} s (step: ${step}${waitingOn})`,
+    {
+      facts: { step, pending_requests: pending },
+    },
+  );
 }
 
 /** Dialogs would block the page; popups are closed at once. */

@@ -12,7 +12,11 @@ export async function accounts(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   const { options } = parseArgs(rest, { e: 'email', p: 'plan' });
   const needsEmail = command === 'create' || command === 'set-plan' || command === 'set-password';
-  if (!['create', 'list', 'set-plan', 'set-password'].includes(command ?? '') || (needsEmail && !options.email) || (command === 'set-plan' && !options.plan)) {
+  if (
+    !['create', 'list', 'set-plan', 'set-password'].includes(command ?? '') ||
+    (needsEmail && !options.email) ||
+    (command === 'set-plan' && !options.plan)
+  ) {
     console.error(USAGE);
     return 2;
   }
@@ -25,7 +29,9 @@ export async function accounts(argv: readonly string[]): Promise<number> {
         const account = created.value;
         const issued = await services.keyManager.issue(account, options.name ?? 'default');
         if (!issued.ok) throw new CliRefusal(issued.message);
-        console.error(`created account ${account.id} (${account.email}, plan ${plan}) and key ${issued.value.record.id}; the key is shown only this once`);
+        console.error(
+          `created account ${account.id} (${account.email}, plan ${plan}) and key ${issued.value.record.id}; the key is shown only this once`,
+        );
         console.log(issued.value.key);
         return 0;
       }
@@ -53,7 +59,10 @@ export async function accounts(argv: readonly string[]): Promise<number> {
         const max = services.plans.resolve(plan).maxKeys;
         console.error(`${account.email}: plan ${account.plan} → ${plan}`);
         // Existing keys keep working; the limit only stops new ones.
-        if (keys > max) console.error(`note: the account holds ${keys} active keys, more than the ${max} of plan ${plan}; no new key until some are revoked`);
+        if (keys > max)
+          console.error(
+            `note: the account holds ${keys} active keys, more than the ${max} of plan ${plan}; no new key until some are revoked`,
+          );
         return 0;
       }
     }

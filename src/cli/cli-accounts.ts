@@ -33,7 +33,12 @@ export async function accountFor(services: AccountServices, email: string | unde
 /** The plan name if it exists, else a refusal listing the plans there are. */
 export function planNamed(services: AccountServices, name: string): string {
   if (!services.plans.get(name)) {
-    throw new CliRefusal(`no plan ${name}; plans: ${services.plans.all().map((p) => p.name).join(', ')}`);
+    throw new CliRefusal(
+      `no plan ${name}; plans: ${services.plans
+        .all()
+        .map((p) => p.name)
+        .join(', ')}`,
+    );
   }
   return name;
 }

@@ -25,7 +25,9 @@ export async function keys(argv: readonly string[]): Promise<number> {
         const account = await accountFor(services, options.email);
         const issued = await services.keyManager.issue(account, options.name ?? 'default');
         if (!issued.ok) throw new CliRefusal(issued.message);
-        console.error(`created key ${issued.value.record.id} (${issued.value.record.name}) for ${account.email}; it is shown only this once`);
+        console.error(
+          `created key ${issued.value.record.id} (${issued.value.record.name}) for ${account.email}; it is shown only this once`,
+        );
         console.log(issued.value.key);
         return 0;
       }

@@ -25,7 +25,8 @@ export function describeConfig(): Array<{ name: string; default: string; descrip
   return Object.entries(configSchema.shape).map(([name, schema]) => {
     const parsed = schema.safeParse(undefined);
     const value: unknown = parsed.success ? parsed.data : undefined;
-    const empty = value === undefined || value === '' || (Array.isArray(value) && value.length === 0) || (value instanceof Map && value.size === 0);
+    const empty =
+      value === undefined || value === '' || (Array.isArray(value) && value.length === 0) || (value instanceof Map && value.size === 0);
     const def = empty ? '—' : String(value);
     return { name, default: def, description: schema.description ?? '' };
   });

@@ -22,9 +22,7 @@ const parsedText = <T>(parse: (text: string) => T) =>
         return z.NEVER;
       }
     });
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no'])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
 /**
  * Every SHUTTER_* environment variable: the single source of truth for defaults,
@@ -34,10 +32,7 @@ export const configSchema = z.object({
   SHUTTER_PORT: int(0, 65535).default(8080).describe('TCP port the HTTP server listens on.'),
   SHUTTER_HOST: z.string().min(1).default('0.0.0.0').describe('Interface to bind; 127.0.0.1 to keep it local.'),
   SHUTTER_DATA_DIR: z.string().min(1).default('./data').describe('Directory for the SQLite database and stored files.'),
-  SHUTTER_CHROMIUM_PATH: z
-    .string()
-    .optional()
-    .describe('Chromium binary. Default: chromium-headless-shell, then chromium, found on PATH.'),
+  SHUTTER_CHROMIUM_PATH: z.string().optional().describe('Chromium binary. Default: chromium-headless-shell, then chromium, found on PATH.'),
   SHUTTER_CONCURRENCY: int(1, 64).default(4).describe('Captures rendered at the same time by the browser pool.'),
   SHUTTER_QUEUE_SIZE: int(0, 10_000)
     .default(100)
@@ -50,7 +45,8 @@ export const configSchema = z.object({
     .min(16, 'must be at least 16 characters')
     .max(256)
     .refine((key) => hasValidChecksum(key), {
-      message: 'a key starting with shk_ must be one made by `npx shutter keys create` (its checksum is wrong); or use a secret without that prefix',
+      message:
+        'a key starting with shk_ must be one made by `npx shutter keys create` (its checksum is wrong); or use a secret without that prefix',
     })
     .optional()
     .describe('When set, this API key is created at start if missing (never printed), on the operator account (plan scale).'),
@@ -72,12 +68,13 @@ export const configSchema = z.object({
   SHUTTER_PLANS_FILE: z
     .string()
     .optional()
-    .describe('JSON file {"plans":[{"name","max_keys","monthly_quota","rate_per_minute","concurrency"}]} adding to or replacing the default plans.'),
-  SHUTTER_SIGNUPS: bool.default(true).describe('Let anyone sign up in the dashboard (/dashboard); 0 leaves account creation to the CLI.'),
-  SHUTTER_ALLOWED_PRIVATE_NETWORKS: parsedText(parseCidrList)
     .describe(
-      'Comma-separated CIDRs that pages may reach although private (e.g. 10.0.0.0/8,127.0.0.1/32): the target, redirects and every subresource (docs/security.md).',
+      'JSON file {"plans":[{"name","max_keys","monthly_quota","rate_per_minute","concurrency"}]} adding to or replacing the default plans.',
     ),
+  SHUTTER_SIGNUPS: bool.default(true).describe('Let anyone sign up in the dashboard (/dashboard); 0 leaves account creation to the CLI.'),
+  SHUTTER_ALLOWED_PRIVATE_NETWORKS: parsedText(parseCidrList).describe(
+    'Comma-separated CIDRs that pages may reach although private (e.g. 10.0.0.0/8,127.0.0.1/32): the target, redirects and every subresource (docs/security.md).',
+  ),
   SHUTTER_DNS_SERVERS: parsedText(parseDnsServers).describe(
     "DNS servers the egress guard asks, comma-separated (IP or IP:port, e.g. 1.1.1.1,127.0.0.1:5353). Default: the system's (/etc/resolv.conf). The hosts file and resolv.conf's search list apply either way.",
   ),
@@ -101,7 +98,12 @@ export const configSchema = z.object({
   SHUTTER_ADBLOCK_LISTS: z
     .string()
     .default(DEBIAN_LISTS.join(','))
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .describe(
       "Comma-separated filter lists (file paths or http(s) URLs) for block_ads. Default: EasyList and EasyPrivacy from Debian's webext-ublock-origin-chromium.",
     ),
@@ -138,14 +140,10 @@ export const configSchema = z.object({
     .url({ error: 'must be a URL' })
     .optional()
     .describe('Public base URL of the bucket: links become <base>/<key> and do not expire, instead of presigned URLs.'),
-  SHUTTER_PROXIES: parsedText(parseProxyTable)
-    .describe(
-      'Per-country proxies for ip_country_code: JSON mapping a lowercase country code to a proxy URL or a list (round-robin), e.g. {"de":"http://user:pass@host:3128","us":["socks5://host:1080"]}.',
-    ),
-  SHUTTER_LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-    .default('info')
-    .describe('Log level (pino).'),
+  SHUTTER_PROXIES: parsedText(parseProxyTable).describe(
+    'Per-country proxies for ip_country_code: JSON mapping a lowercase country code to a proxy URL or a list (round-robin), e.g. {"de":"http://user:pass@host:3128","us":["socks5://host:1080"]}.',
+  ),
+  SHUTTER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (pino).'),
   SHUTTER_TRUST_PROXY: bool.default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
 });
 

@@ -27,7 +27,11 @@ export function authRoutes(app: FastifyInstance, services: AccountServices): voi
   app.get('/login', async (request, reply) => {
     if (await currentUser(request, services)) return redirect(reply, '/dashboard');
     const signedOut = (request.query as Record<string, unknown>).signed_out !== undefined;
-    return sendPage(reply, 200, loginPage({ csrf: csrfToken(request, reply, null), notice: signedOut ? 'You are logged out.' : undefined }));
+    return sendPage(
+      reply,
+      200,
+      loginPage({ csrf: csrfToken(request, reply, null), notice: signedOut ? 'You are logged out.' : undefined }),
+    );
   });
 
   app.post('/login', async (request: FastifyRequest, reply) => {
@@ -47,7 +51,11 @@ export function authRoutes(app: FastifyInstance, services: AccountServices): voi
       return tooMany(
         reply,
         blocked.resetSeconds,
-        loginPage({ csrf: csrfToken(request, reply, null), email, error: `Too many log-in attempts. Try again in ${minutes(blocked.resetSeconds)}.` }),
+        loginPage({
+          csrf: csrfToken(request, reply, null),
+          email,
+          error: `Too many log-in attempts. Try again in ${minutes(blocked.resetSeconds)}.`,
+        }),
       );
     }
     const account = password.length <= PASSWORD_MAX_LENGTH ? await services.accounts.findByEmail(email) : null;
@@ -77,7 +85,12 @@ export function authRoutes(app: FastifyInstance, services: AccountServices): voi
       return tooMany(
         reply,
         byIp.resetSeconds,
-        signupPage({ csrf: csrfToken(request, reply, null), email, open: true, error: `Too many sign-ups from your address. Try again in ${minutes(byIp.resetSeconds)}.` }),
+        signupPage({
+          csrf: csrfToken(request, reply, null),
+          email,
+          open: true,
+          error: `Too many sign-ups from your address. Try again in ${minutes(byIp.resetSeconds)}.`,
+        }),
       );
     }
     if (!isEmail(email)) return again(400, 'Enter a valid email address.');
@@ -86,7 +99,10 @@ export function authRoutes(app: FastifyInstance, services: AccountServices): voi
     }
     const created = await services.accounts.create({ email, plan: SIGNUP_PLAN, passwordHash: await hashPassword(password) });
     if (!created.ok) {
-      return again(created.reason === 'email_taken' ? 409 : 400, created.reason === 'email_taken' ? 'An account with this email exists already; log in instead.' : created.message);
+      return again(
+        created.reason === 'email_taken' ? 409 : 400,
+        created.reason === 'email_taken' ? 'An account with this email exists already; log in instead.' : created.message,
+      );
     }
     await startSession(request, reply, services, created.value.id);
     return redirect(reply, '/dashboard/keys?welcome');

@@ -23,11 +23,7 @@ export function redirect(reply: FastifyReply, to: string): FastifyReply {
  * The logged-in user of a request that needs one; otherwise answers (redirect to log-in, or 403
  * for a POST without this session's CSRF token) and returns null.
  */
-export async function signedIn(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  services: AccountServices,
-): Promise<DashboardUser | null> {
+export async function signedIn(request: FastifyRequest, reply: FastifyReply, services: AccountServices): Promise<DashboardUser | null> {
   const user = await currentUser(request, services);
   if (!user) {
     redirect(reply, '/dashboard/login');

@@ -146,7 +146,11 @@ async function searchAll(resolver: dns.Resolver, name: string, candidates: strin
  * so a server that drops AAAA queries costs 50 ms, not the deadline.
  */
 async function bothFamilies(resolver: dns.Resolver, name: string): Promise<{ addresses: string[]; ttlMs: number }> {
-  const settled = (p: Promise<RecordWithTtl[]>) => p.then((records) => ({ records }), (error: unknown) => ({ error }));
+  const settled = (p: Promise<RecordWithTtl[]>) =>
+    p.then(
+      (records) => ({ records }),
+      (error: unknown) => ({ error }),
+    );
   const v4 = settled(resolver.resolve4(name, { ttl: true }));
   const v6 = settled(resolver.resolve6(name, { ttl: true }));
   const first = await Promise.race([v4, v6]);

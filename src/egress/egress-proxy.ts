@@ -81,7 +81,17 @@ export class EgressProxy {
   }
 
   async close(): Promise<void> {
-    const servers = [this.server, ...(await Promise.all([...this.countryListeners.values()].map((l) => l.then((x) => x.server, () => undefined))))];
+    const servers = [
+      this.server,
+      ...(await Promise.all(
+        [...this.countryListeners.values()].map((l) =>
+          l.then(
+            (x) => x.server,
+            () => undefined,
+          ),
+        ),
+      )),
+    ];
     this.server = undefined;
     this.listening = undefined;
     this.countryListeners.clear();

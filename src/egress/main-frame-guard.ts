@@ -32,14 +32,19 @@ export function guardMainFrame(page: Page, egress: OutcomeRecord): MainFrameGuar
   });
   const check = () => {
     if (failure?.outcome !== 'forbidden') return;
-    throw new AppError('target_forbidden', `the page or a redirect led to ${failure.host}, which resolves to an address that is not allowed`);
+    throw new AppError(
+      'target_forbidden',
+      `the page or a redirect led to ${failure.host}, which resolves to an address that is not allowed`,
+    );
   };
   return {
     check,
     rethrow(error: unknown): never {
       check();
       if (failure?.outcome === 'proxy_failed') {
-        throw new AppError('proxy_failed', 'the proxy for ip_country_code failed to load the page; retry shortly', { retryAfterSeconds: 5 });
+        throw new AppError('proxy_failed', 'the proxy for ip_country_code failed to load the page; retry shortly', {
+          retryAfterSeconds: 5,
+        });
       }
       if (failure && error instanceof AppError && error.code === 'navigation_failed') {
         throw new AppError('navigation_failed', `the page could not be loaded (${failure.outcome})`);

@@ -51,7 +51,12 @@ export async function handleForward(gate: EgressGate, dialer: Dialer, request: I
   const upstream = httpRequest({
     ...target,
     method: request.method,
-    headers: [...forwardedHeaders(request.rawHeaders, url.host), ...Object.entries(target.headers ?? {}).flat().map(String)],
+    headers: [
+      ...forwardedHeaders(request.rawHeaders, url.host),
+      ...Object.entries(target.headers ?? {})
+        .flat()
+        .map(String),
+    ],
     timeout: gate.idleTimeoutMs,
   });
   upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('upstream timed out'), { code: 'ETIMEDOUT' })));
@@ -95,4 +100,3 @@ function pairsWithout(raw: readonly string[], lowerName: string): string[] {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() !== lowerName) out.push(raw[i]!, raw[i + 1]!);
   return out;
 }
-

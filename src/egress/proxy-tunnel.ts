@@ -7,7 +7,13 @@ import type { Dialer } from './dialers.js';
  * CONNECT host:port — how Chromium sends https and every WebSocket (ws and wss) through a proxy.
  * The tunnel is opened to the checked address only; TLS stays end to end between page and site.
  */
-export async function handleConnect(gate: EgressGate, dialer: Dialer, request: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+export async function handleConnect(
+  gate: EgressGate,
+  dialer: Dialer,
+  request: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+): Promise<void> {
   client.on('error', () => client.destroy());
   const target = parseAuthority(request.url ?? '');
   if (!target) {

@@ -11,8 +11,12 @@ export function parseResolvConf(text: string): SearchConfig {
   let search: string[] = [];
   let ndots = 1;
   for (const line of text.split('\n')) {
-    const [keyword, ...values] = line.replace(/[#;].*/, '').trim().split(/\s+/);
-    if (keyword === 'search' || keyword === 'domain') search = values.map((v) => v.toLowerCase().replace(/\.$/, '')).filter((v) => v && v !== '.');
+    const [keyword, ...values] = line
+      .replace(/[#;].*/, '')
+      .trim()
+      .split(/\s+/);
+    if (keyword === 'search' || keyword === 'domain')
+      search = values.map((v) => v.toLowerCase().replace(/\.$/, '')).filter((v) => v && v !== '.');
     if (keyword === 'options') {
       for (const option of values) {
         const m = /^ndots:(\d+)$/.exec(option);

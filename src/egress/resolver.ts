@@ -5,8 +5,7 @@ import { isIP } from 'node:net';
 export type Resolver = (hostname: string) => Promise<string[]>;
 
 /** getaddrinfo, as every other program on the machine resolves names (hosts file, search domains). */
-export const systemResolver: Resolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
  * A resolver answering from a fixed table, falling back to another resolver for other names

@@ -5,7 +5,5 @@ import type { ImageEncoder } from './encoder.js';
 export const jpgEncoder: ImageEncoder = {
   raw: (options) => ({ format: 'jpeg', quality: options.quality, maxDeviceHeight: 65_535 }),
   encode: async (image, options) =>
-    image.kind === 'encoded' && image.format === 'jpeg'
-      ? image.data
-      : sharpOf(image).jpeg({ quality: options.quality }).toBuffer(),
+    image.kind === 'encoded' && image.format === 'jpeg' ? image.data : sharpOf(image).jpeg({ quality: options.quality }).toBuffer(),
 };

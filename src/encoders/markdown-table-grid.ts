@@ -29,8 +29,7 @@ export function tableGrid(table: Element): TableGrid {
   let width = 0;
   for (const row of rows) width = Math.max(width, row.length);
   const first = trs[0];
-  const hasHeader =
-    first !== undefined && (headRows.has(first) || (cells[0]!.length > 0 && cells[0]!.every((c) => c.nodeName === 'TH')));
+  const hasHeader = first !== undefined && (headRows.has(first) || (cells[0]!.length > 0 && cells[0]!.every((c) => c.nodeName === 'TH')));
   return { rows, width, hasHeader };
 }
 

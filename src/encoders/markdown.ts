@@ -56,7 +56,10 @@ function converter(): TurndownService {
         const start = Number(parent.getAttribute('start') ?? 1);
         prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
       }
-      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      const body = content
+        .replace(/^\n+/, '')
+        .replace(/\n+$/, '\n')
+        .replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
       return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
     },
   });

@@ -30,7 +30,9 @@ export function formatOf(name: Format): OutputFormat<Format> {
 }
 
 /** The names as the docs show them: `png, jpg (alias jpeg), …`. */
-export const FORMAT_NAMES_TEXT = OUTPUT_FORMATS.map((f) => (f.aliases.length ? `${f.name} (alias ${f.aliases.join(', ')})` : f.name)).join(', ');
+export const FORMAT_NAMES_TEXT = OUTPUT_FORMATS.map((f) => (f.aliases.length ? `${f.name} (alias ${f.aliases.join(', ')})` : f.name)).join(
+  ', ',
+);
 
 /** Formats `quality` applies to. */
 export const QUALITY_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.lossy).map((f) => f.name);

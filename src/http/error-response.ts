@@ -11,10 +11,7 @@ export interface ErrorResponse {
 /** Fastify's own errors (body parsing, limits) in our vocabulary. */
 const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'the request body is larger than the limit'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
-    'unsupported_media_type',
-    'send the body as application/json or application/x-www-form-urlencoded',
-  ],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'send the body as application/json or application/x-www-form-urlencoded'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'the JSON body is empty'],
   FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'the body is not valid JSON'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_json', 'Content-Length does not match the body'],
@@ -53,5 +50,4 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Fasti
   };
 }
 
-const hasDetails = (details: unknown): boolean =>
-  Array.isArray(details) ? details.length > 0 : details !== undefined && details !== null;
+const hasDetails = (details: unknown): boolean => (Array.isArray(details) ? details.length > 0 : details !== undefined && details !== null);

@@ -13,7 +13,8 @@ export function parseFormBody(body: string): Record<string, unknown> {
   return parse(body, '&', '=', { maxKeys: MAX_PARAMETERS + 1 });
 }
 
-const countKeys = (value: unknown) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).length : 0);
+const countKeys = (value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).length : 0;
 
 /** A preValidation hook: too many parameters → 400 at once, before authentication or parsing of options. */
 export async function limitParameters(request: FastifyRequest): Promise<void> {

@@ -36,13 +36,16 @@ export function sendStored(
   const base = publicUrl ?? `${request.protocol}://${request.host}`;
   const url = stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url;
   setCaptureFlags(reply, result);
-  return reply.header('cache-control', 'no-store').header('server-timing', serverTiming).send({
-    url,
-    expires_at: stored.expiresAt?.toISOString() ?? null,
-    format: result.format,
-    content_type: result.contentType,
-    size: result.body.length,
-    request_id: request.id,
-    ...(result.warnings?.length ? { warnings: result.warnings, pending_requests: result.pendingRequests ?? [] } : {}),
-  });
+  return reply
+    .header('cache-control', 'no-store')
+    .header('server-timing', serverTiming)
+    .send({
+      url,
+      expires_at: stored.expiresAt?.toISOString() ?? null,
+      format: result.format,
+      content_type: result.contentType,
+      size: result.body.length,
+      request_id: request.id,
+      ...(result.warnings?.length ? { warnings: result.warnings, pending_requests: result.pendingRequests ?? [] } : {}),
+    });
 }

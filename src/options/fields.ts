@@ -13,9 +13,7 @@ export const booleanField = () =>
     .transform((v) => v === true || v === 1 || v === '1' || v === 'true');
 
 const numeric = (pattern: RegExp, what: string) =>
-  z
-    .union([z.number(), z.string().trim().regex(pattern)], { error: `must be ${what}` })
-    .transform((v) => Number(v));
+  z.union([z.number(), z.string().trim().regex(pattern)], { error: `must be ${what}` }).transform((v) => Number(v));
 
 export const integerField = (min: number, max: number) => {
   const what = `an integer from ${min} to ${max}`;
@@ -39,28 +37,21 @@ export const numberField = (min: number, max: number) => {
 };
 
 /** Case-insensitive choice among values, with optional aliases (e.g. jpeg → jpg). */
-export const enumField = <const T extends readonly [string, ...string[]]>(
-  values: T,
-  aliases: Readonly<Record<string, T[number]>> = {},
-) => {
+export const enumField = <const T extends readonly [string, ...string[]]>(values: T, aliases: Readonly<Record<string, T[number]>> = {}) => {
   const names = [...values, ...Object.keys(aliases)];
-  return z
-    .string({ error: `must be one of: ${names.join(', ')}` })
-    .transform((v, ctx) => {
-      const key = v.trim().toLowerCase();
-      const hit = (values as readonly string[]).includes(key) ? (key as T[number]) : aliases[key];
-      if (hit === undefined) {
-        ctx.addIssue({ code: 'custom', message: `must be one of: ${names.join(', ')}` });
-        return z.NEVER;
-      }
-      return hit;
-    });
+  return z.string({ error: `must be one of: ${names.join(', ')}` }).transform((v, ctx) => {
+    const key = v.trim().toLowerCase();
+    const hit = (values as readonly string[]).includes(key) ? (key as T[number]) : aliases[key];
+    if (hit === undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be one of: ${names.join(', ')}` });
+      return z.NEVER;
+    }
+    return hit;
+  });
 };
 
 export const textField = (maxChars: number, what = 'text') =>
-  z
-    .string({ error: `must be ${what}` })
-    .max(maxChars, { error: `must be at most ${maxChars.toLocaleString('en-US')} characters` });
+  z.string({ error: `must be ${what}` }).max(maxChars, { error: `must be at most ${maxChars.toLocaleString('en-US')} characters` });
 
 /** A string or a list of strings (repeated query parameter, JSON array). */
 export const stringListField = () =>

@@ -6,8 +6,7 @@ import { didYouMean } from './did-you-mean.js';
 import { formatOf, SHORT_CAP_FORMATS } from '../formats/registry.js';
 import { pixelBudgetProblems } from './pixel-budget.js';
 import { parsePageRanges, parsePdfMargin } from './pdf-values.js';
-import type {
-  takeSchema} from './schema.js';
+import type { takeSchema } from './schema.js';
 import {
   DEFAULT_TIMEOUT,
   MAX_HIDE_SELECTORS,
@@ -130,10 +129,14 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
     add('invalid_parameter', 'attachment_name', 'must be a file name without / \\ or control characters');
   }
   if (o.pdf_margin !== undefined && !parsePdfMargin(o.pdf_margin)) {
-    add('invalid_parameter', 'pdf_margin', 'must be 1–4 lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in', { value: echo(o.pdf_margin) });
+    add('invalid_parameter', 'pdf_margin', 'must be 1–4 lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in', {
+      value: echo(o.pdf_margin),
+    });
   }
   if (o.pdf_page_ranges !== undefined && !parsePageRanges(o.pdf_page_ranges)) {
-    add('invalid_parameter', 'pdf_page_ranges', 'must be pages and ascending ranges from 1, e.g. 1-3,5', { value: echo(o.pdf_page_ranges) });
+    add('invalid_parameter', 'pdf_page_ranges', 'must be pages and ascending ranges from 1, e.g. 1-3,5', {
+      value: echo(o.pdf_page_ranges),
+    });
   }
   const viewportValid = valid('viewport_width') && valid('viewport_height') && valid('device_scale_factor');
   if (context.maxPixels !== undefined && o.format !== undefined && formatOf(o.format).kind === 'image' && viewportValid) {

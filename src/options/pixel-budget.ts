@@ -17,5 +17,9 @@ export function pixelBudgetProblems(options: Viewport, maxPixels: number): Error
   const pixels = options.viewport_width * options.viewport_height * dsf * dsf;
   if (pixels <= maxPixels) return [];
   const message = `the image would be ${Math.round(pixels).toLocaleString('en-US')} pixels (viewport_width × viewport_height × device_scale_factor²); the pixel budget is ${maxPixels.toLocaleString('en-US')}`;
-  return ['viewport_width', 'viewport_height', 'device_scale_factor'].map((parameter) => ({ parameter, code: 'invalid_parameter' as const, message }));
+  return ['viewport_width', 'viewport_height', 'device_scale_factor'].map((parameter) => ({
+    parameter,
+    code: 'invalid_parameter' as const,
+    message,
+  }));
 }

@@ -30,11 +30,8 @@ export const GENERATED = { parameters: parameterTable, errors: errorTable, confi
 
 /** Replaces each `<!-- generated:NAME -->…<!-- /generated:NAME -->` block with fresh output. */
 export function fillGenerated(markdown: string): string {
-  return markdown.replace(
-    /<!-- generated:(\w+) -->[\s\S]*?<!-- \/generated:\1 -->/g,
-    (block, name: string) => {
-      const make = GENERATED[name as keyof typeof GENERATED];
-      return make ? `<!-- generated:${name} -->\n${make()}\n<!-- /generated:${name} -->` : block;
-    },
-  );
+  return markdown.replace(/<!-- generated:(\w+) -->[\s\S]*?<!-- \/generated:\1 -->/g, (block, name: string) => {
+    const make = GENERATED[name as keyof typeof GENERATED];
+    return make ? `<!-- generated:${name} -->\n${make()}\n<!-- /generated:${name} -->` : block;
+  });
 }

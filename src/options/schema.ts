@@ -76,8 +76,7 @@ export const takeParameters = {
     default: '1',
   }),
   wait_until: meta(enumField(WAIT_UNTIL, { networkidle: 'networkidle0' }).default('load'), {
-    description:
-      'When navigation counts as done: the load event, DOMContentLoaded, or no more than 0 / 2 network connections for 500 ms.',
+    description: 'When navigation counts as done: the load event, DOMContentLoaded, or no more than 0 / 2 network connections for 500 ms.',
     allowed: 'load, domcontentloaded, networkidle0, networkidle2 (networkidle = networkidle0)',
     default: 'load',
   }),
@@ -145,8 +144,7 @@ export const takeParameters = {
     default: 'false',
   }),
   attachment_name: meta(textField(255, 'a file name').optional(), {
-    description:
-      'Download file name: sets Content-Disposition: attachment. The format extension is appended if missing.',
+    description: 'Download file name: sets Content-Disposition: attachment. The format extension is appended if missing.',
     allowed: 'file name, at most 255 characters, without / \\ or control characters',
     default: 'none (inline)',
   }),

@@ -9,9 +9,7 @@ export interface Reservation {
 }
 
 /** The answer to a reservation: granted, or why not (used up, or held by captures in flight). */
-export type QuotaDecision =
-  | { granted: true; reservation: Reservation; used: number }
-  | { granted: false; used: number; inFlight: number };
+export type QuotaDecision = { granted: true; reservation: Reservation; used: number } | { granted: false; used: number; inFlight: number };
 
 /**
  * The monthly quota, exact under concurrency and across instances: a capture reserves a unit before

@@ -47,9 +47,17 @@ export function redisQuotaStore(redis: RedisHandle, db: Db): QuotaStore {
       const id = randomUUID();
       const keys = keysOf(accountId, period);
       const run = (initial: string) =>
-        redis.client.eval(RESERVE, 2, ...keys, now.getTime(), now.getTime() + RESERVATION_TTL_MS, id, limit, ttlOf(period, now), initial) as Promise<
-          [number, number, number]
-        >;
+        redis.client.eval(
+          RESERVE,
+          2,
+          ...keys,
+          now.getTime(),
+          now.getTime() + RESERVATION_TTL_MS,
+          id,
+          limit,
+          ttlOf(period, now),
+          initial,
+        ) as Promise<[number, number, number]>;
       let [granted, used, held] = await run('');
       if (granted === -1) [granted, used, held] = await run(String(await usage.used(accountId, period)));
       if (granted === 1) return { granted: true, reservation: { id, accountId, keyId, period }, used };
@@ -57,9 +65,11 @@ export function redisQuotaStore(redis: RedisHandle, db: Db): QuotaStore {
     },
 
     async commit(reservation, now) {
-      await db.kysely.transaction().execute((trx) =>
-        recordCapture(trx, { keyId: reservation.keyId, accountId: reservation.accountId, period: reservation.period, at: now }),
-      );
+      await db.kysely
+        .transaction()
+        .execute((trx) =>
+          recordCapture(trx, { keyId: reservation.keyId, accountId: reservation.accountId, period: reservation.period, at: now }),
+        );
       const used = (await redis.client.eval(COMMIT, 2, ...keysOf(reservation.accountId, reservation.period), reservation.id)) as number;
       return used >= 0 ? used : usage.used(reservation.accountId, reservation.period);
     },

@@ -28,7 +28,11 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> 
 }
 
 /** Settles as `work` does, or rejects with `onTimeout()` after `ms` (the timer is cleared either way). */
-export async function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error = () => new Error(`timed out after ${ms} ms`)): Promise<T> {
+export async function withTimeout<T>(
+  work: Promise<T>,
+  ms: number,
+  onTimeout: () => Error = () => new Error(`timed out after ${ms} ms`),
+): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(onTimeout()), ms);
   try {

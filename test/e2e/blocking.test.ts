@@ -8,13 +8,7 @@ const BLUE: Rgb = [0, 0, 255];
 const GREEN: Rgb = [0, 255, 0];
 
 // Real third-party host names, answered by the local fixture server: never the internet.
-const HOSTS = [
-  'news.example',
-  'pagead2.googlesyndication.com',
-  'securepubads.g.doubleclick.net',
-  'js.driftt.com',
-  'embed.tawk.to',
-];
+const HOSTS = ['news.example', 'pagead2.googlesyndication.com', 'securepubads.g.doubleclick.net', 'js.driftt.com', 'embed.tawk.to'];
 
 let fixture: FixtureServer;
 let service: Service;

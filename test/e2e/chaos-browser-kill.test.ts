@@ -23,7 +23,11 @@ afterAll(async () => {
 });
 
 function take(query: Record<string, string>): Promise<LightMyRequestResponse> {
-  return service.app.inject({ method: 'GET', url: `/v1/take?${new URLSearchParams(query).toString()}`, headers: { apikey: service.apiKey } });
+  return service.app.inject({
+    method: 'GET',
+    url: `/v1/take?${new URLSearchParams(query).toString()}`,
+    headers: { apikey: service.apiKey },
+  });
 }
 
 function onlyBrowserPid(): number {
@@ -63,7 +67,15 @@ describe('Chromium killed mid-capture', () => {
     const pid = onlyBrowserPid();
     process.kill(pid, 'SIGKILL');
     // The relaunch starts on the disconnect, not on the next request.
-    await expect.poll(() => browserProcesses().map((p) => p.pid).filter((p) => p !== pid).length, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        () =>
+          browserProcesses()
+            .map((p) => p.pid)
+            .filter((p) => p !== pid).length,
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     const next = await take({ url: `${fixtures.baseUrl}/simple.html`, format: 'jpg' });
     expect(next.statusCode, next.body).toBe(200);
   });

@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 function take(query: Record<string, string>): Promise<LightMyRequestResponse> {
-  return service.app.inject({ method: 'GET', url: `/v1/take?${new URLSearchParams(query).toString()}`, headers: { apikey: service.apiKey } });
+  return service.app.inject({
+    method: 'GET',
+    url: `/v1/take?${new URLSearchParams(query).toString()}`,
+    headers: { apikey: service.apiKey },
+  });
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -64,7 +68,10 @@ describe('overload', () => {
     );
     const statuses = responses.map((r) => r.statusCode);
     // 429 is the per-key limit (rate or concurrency) answering before the engine's queue does.
-    expect(statuses.every((s) => [200, 429, 503, 504].includes(s)), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => [200, 429, 503, 504].includes(s)),
+      statuses.join(','),
+    ).toBe(true);
     for (const res of responses.filter((r) => r.statusCode === 429 || r.statusCode === 503)) {
       expect(Number(res.headers['retry-after']), res.body).toBeGreaterThan(0);
     }

@@ -92,7 +92,14 @@ describe('SIGTERM', () => {
     server.terminate();
     // The server stops accepting once it has the signal: wait for that, not for a fixed time.
     await expect
-      .poll(() => fetch(`${server.base}/healthz`).then((res) => res.status, () => 'refused'), { timeout: 10_000, interval: 50 })
+      .poll(
+        () =>
+          fetch(`${server.base}/healthz`).then(
+            (res) => res.status,
+            () => 'refused',
+          ),
+        { timeout: 10_000, interval: 50 },
+      )
       .not.toBe(200);
     // New connections are refused (or, on a kept-alive one, answered 503 in our format).
     const late = await take(server.base, `${fixtures.baseUrl}/simple.html`, 10).then(

@@ -50,10 +50,12 @@ describe('a hung browser', () => {
       expect(pid).toBeGreaterThan(0);
       // SIGSTOP: the process lives on but answers nothing, as a wedged browser does.
       process.kill(pid, 'SIGSTOP');
-      const stuck = pool.withPage({}, async ({ page }) => page.setContent('<p>never</p>')).then(
-        () => 'rendered',
-        (error: { code?: string }) => error.code,
-      );
+      const stuck = pool
+        .withPage({}, async ({ page }) => page.setContent('<p>never</p>'))
+        .then(
+          () => 'rendered',
+          (error: { code?: string }) => error.code,
+        );
       const started = performance.now();
       await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
       expect(performance.now() - started).toBeLessThan(5000);

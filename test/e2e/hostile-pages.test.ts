@@ -35,7 +35,11 @@ afterEach(() => {
 });
 
 async function take(query: Record<string, string>): Promise<LightMyRequestResponse> {
-  return service.app.inject({ method: 'GET', url: `/v1/take?${new URLSearchParams(query).toString()}`, headers: { apikey: service.apiKey } });
+  return service.app.inject({
+    method: 'GET',
+    url: `/v1/take?${new URLSearchParams(query).toString()}`,
+    headers: { apikey: service.apiKey },
+  });
 }
 
 const url = (name: string) => `${fixtures.origin}/${name}`;
@@ -135,7 +139,9 @@ describe('no state crosses captures', () => {
     expect(written.statusCode, written.body).toBe(200);
     const before = await pixels(written.rawPayload);
     // The checks do see state where it exists (service workers are blocked outright, so none registers).
-    checks.forEach((check, i) => expect(nameOf(before.at(i * 20 + 10, 10)), `${check} in the writing capture`).toBe(check === 'serviceWorker' ? 'green' : 'red'));
+    checks.forEach((check, i) =>
+      expect(nameOf(before.at(i * 20 + 10, 10)), `${check} in the writing capture`).toBe(check === 'serviceWorker' ? 'green' : 'red'),
+    );
 
     const cacheableBefore = fixtures.requests.filter((r) => r === '/cacheable').length;
     const read = await take({ url: url('state-read.html'), wait_until: 'networkidle0', delay: '0.5' });
@@ -149,9 +155,10 @@ describe('no state crosses captures', () => {
 
 /** Files under the places Chromium or Playwright could put a download, whose content holds the marker. */
 async function filesContaining(marker: string): Promise<string[]> {
-  const roots = [join(homedir(), 'Downloads'), ...(await readdir(tmpdir()).catch(() => [] as string[]))
-    .filter((name) => /^playwright/.test(name))
-    .map((name) => join(tmpdir(), name))];
+  const roots = [
+    join(homedir(), 'Downloads'),
+    ...(await readdir(tmpdir()).catch(() => [] as string[])).filter((name) => /^playwright/.test(name)).map((name) => join(tmpdir(), name)),
+  ];
   const found: string[] = [];
   const visit = async (path: string, depth: number): Promise<void> => {
     const info = await stat(path).catch(() => undefined);

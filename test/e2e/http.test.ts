@@ -126,9 +126,7 @@ describe('concurrency', () => {
   it('8 concurrent captures all succeed with their own options', async () => {
     const widths = [300, 320, 340, 360, 380, 400, 420, 440];
     const responses = await Promise.all(
-      widths.map((w) =>
-        take({ url: `${fixtures.baseUrl}/simple.html?n=${w}`, viewport_width: String(w), viewport_height: '300' }),
-      ),
+      widths.map((w) => take({ url: `${fixtures.baseUrl}/simple.html?n=${w}`, viewport_width: String(w), viewport_height: '300' })),
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses).toEqual(widths.map(() => 200));

@@ -47,7 +47,11 @@ afterEach(() => {
 });
 
 async function take(query: Record<string, string>): Promise<LightMyRequestResponse> {
-  return service.app.inject({ method: 'GET', url: `/v1/take?${new URLSearchParams(query).toString()}`, headers: { apikey: service.apiKey } });
+  return service.app.inject({
+    method: 'GET',
+    url: `/v1/take?${new URLSearchParams(query).toString()}`,
+    headers: { apikey: service.apiKey },
+  });
 }
 
 async function takeHtml(html: string, extra: Record<string, unknown> = {}): Promise<LightMyRequestResponse> {
@@ -108,13 +112,20 @@ describe('the main target', () => {
     expectForbidden(await take({ url: `http://canary.test.:${canary.port}/` }));
   });
 
-  it.each(['file:///etc/passwd', 'view-source:http://127.0.0.1/', 'chrome://version', 'javascript:alert(1)', 'data:text/html,hi', 'about:blank', 'ftp://127.0.0.2/', 'ws://127.0.0.2/', 'blob:http://127.0.0.1/x'])(
-    'url=%s is refused with 400',
-    async (url) => {
-      const res = await take({ url });
-      expect(res.statusCode, res.body).toBe(400);
-    },
-  );
+  it.each([
+    'file:///etc/passwd',
+    'view-source:http://127.0.0.1/',
+    'chrome://version',
+    'javascript:alert(1)',
+    'data:text/html,hi',
+    'about:blank',
+    'ftp://127.0.0.2/',
+    'ws://127.0.0.2/',
+    'blob:http://127.0.0.1/x',
+  ])('url=%s is refused with 400', async (url) => {
+    const res = await take({ url });
+    expect(res.statusCode, res.body).toBe(400);
+  });
 
   it('a name that rebinds to the canary after the first check is refused at connect time (403)', async () => {
     rebindCalls = 0;

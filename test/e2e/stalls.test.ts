@@ -56,7 +56,9 @@ describe('a stalled third party costs at most stall_timeout, in every format', (
     } else {
       // The page was painted although its stylesheet still hangs: its own background, not blank white.
       const image = await pixels(res.rawPayload);
-      expect(near(image.at(image.width - 5, image.height - 5), PAGE_GREEN), `pixel ${image.at(image.width - 5, image.height - 5)}`).toBe(true);
+      expect(near(image.at(image.width - 5, image.height - 5), PAGE_GREEN), `pixel ${image.at(image.width - 5, image.height - 5)}`).toBe(
+        true,
+      );
     }
   });
 
@@ -82,7 +84,11 @@ describe('a stalled third party costs at most stall_timeout, in every format', (
   });
 
   it('networkidle0 is bounded the same way', async () => {
-    const { res, ms } = await take({ url: `${fixture.baseUrl}/stalls/pixel.html`, wait_until: 'networkidle0', stall_timeout: String(STALL_S) });
+    const { res, ms } = await take({
+      url: `${fixture.baseUrl}/stalls/pixel.html`,
+      wait_until: 'networkidle0',
+      stall_timeout: String(STALL_S),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-shutter-warning']).toBe('partial_load');
     expect(ms).toBeLessThan(STALL_S * 1000 + 1000);
@@ -90,17 +96,28 @@ describe('a stalled third party costs at most stall_timeout, in every format', (
 });
 
 describe('fail_on_partial_load=1 keeps the strict behaviour', () => {
-  it.each([['png'], ['pdf'], ['markdown']])('%s: waits for load until timeout, then 504 naming the step and the pending requests', async (format) => {
-    const { res, ms } = await take({ url: `${fixture.baseUrl}/stalls/pixel.html`, format, stall_timeout: '1', fail_on_partial_load: '1', timeout: '3' });
-    expect(res.statusCode, res.body.slice(0, 300)).toBe(504);
-    expect(ms).toBeGreaterThanOrEqual(3000);
-    const { error } = res.json() as { error: { code: string; message: string; details: { step: string; pending_requests: { url: string; age_ms: number }[] } } };
-    expect(error.code).toBe('capture_timeout');
-    expect(error.details.step).toBe('wait_until');
-    expect(error.details.pending_requests).toEqual([{ url: `${fixture.baseUrl}/hang?pixel`, age_ms: expect.any(Number) as number }]);
-    expect(error.details.pending_requests[0]!.age_ms).toBeGreaterThan(2000);
-    expect(error.message).toContain('/hang?pixel');
-  });
+  it.each([['png'], ['pdf'], ['markdown']])(
+    '%s: waits for load until timeout, then 504 naming the step and the pending requests',
+    async (format) => {
+      const { res, ms } = await take({
+        url: `${fixture.baseUrl}/stalls/pixel.html`,
+        format,
+        stall_timeout: '1',
+        fail_on_partial_load: '1',
+        timeout: '3',
+      });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(504);
+      expect(ms).toBeGreaterThanOrEqual(3000);
+      const { error } = res.json() as {
+        error: { code: string; message: string; details: { step: string; pending_requests: { url: string; age_ms: number }[] } };
+      };
+      expect(error.code).toBe('capture_timeout');
+      expect(error.details.step).toBe('wait_until');
+      expect(error.details.pending_requests).toEqual([{ url: `${fixture.baseUrl}/hang?pixel`, age_ms: expect.any(Number) as number }]);
+      expect(error.details.pending_requests[0]!.age_ms).toBeGreaterThan(2000);
+      expect(error.message).toContain('/hang?pixel');
+    },
+  );
 });
 
 describe('a wait still unmet near the deadline captures what is there', () => {
@@ -113,11 +130,16 @@ describe('a wait still unmet near the deadline captures what is there', () => {
   });
 
   it('with fail_on_partial_load it is a 504', async () => {
-    const { res } = await take({ url: `${fixture.baseUrl}/stalls/sync-script.html`, format: 'markdown', timeout: '3', fail_on_partial_load: '1' });
+    const { res } = await take({
+      url: `${fixture.baseUrl}/stalls/sync-script.html`,
+      format: 'markdown',
+      timeout: '3',
+      fail_on_partial_load: '1',
+    });
     expect(res.statusCode).toBe(504);
-    expect((res.json() as { error: { details: { pending_requests: { url: string }[] } } }).error.details.pending_requests.map((p) => p.url)).toContain(
-      `${fixture.baseUrl}/hang?sync-script`,
-    );
+    expect(
+      (res.json() as { error: { details: { pending_requests: { url: string }[] } } }).error.details.pending_requests.map((p) => p.url),
+    ).toContain(`${fixture.baseUrl}/hang?sync-script`);
   });
 });
 

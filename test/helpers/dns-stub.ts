@@ -4,7 +4,11 @@ import { performance } from 'node:perf_hooks';
 
 /** What the stub does when asked about a name. */
 export type DnsBehavior =
-  | { answer: { a?: string[]; aaaa?: string[]; ttl?: number }; delayMs?: number; /** Query types never answered (a server that drops AAAA). */ dropTypes?: string[] }
+  | {
+      answer: { a?: string[]; aaaa?: string[]; ttl?: number };
+      delayMs?: number;
+      /** Query types never answered (a server that drops AAAA). */ dropTypes?: string[];
+    }
   | { nxdomain: true; delayMs?: number }
   | { servfail: true; delayMs?: number }
   | { drop: true }; // never answers
@@ -33,7 +37,19 @@ export interface DnsStub {
 
 const TYPE_A = 1;
 const TYPE_AAAA = 28;
-const TYPE_NAMES: Record<number, string> = { 1: 'A', 2: 'NS', 5: 'CNAME', 6: 'SOA', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA', 33: 'SRV', 65: 'HTTPS', 255: 'ANY' };
+const TYPE_NAMES: Record<number, string> = {
+  1: 'A',
+  2: 'NS',
+  5: 'CNAME',
+  6: 'SOA',
+  12: 'PTR',
+  15: 'MX',
+  16: 'TXT',
+  28: 'AAAA',
+  33: 'SRV',
+  65: 'HTTPS',
+  255: 'ANY',
+};
 const RCODE_SERVFAIL = 2;
 const RCODE_NXDOMAIN = 3;
 const DEFAULT_TTL = 60;
@@ -84,7 +100,8 @@ function ipv6Bytes(address: string): Buffer {
   const [head = '', tail] = text.split('::');
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  const groups =
+    tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
   const out = Buffer.alloc(16);
   groups.forEach((g, i) => out.writeUInt16BE(parseInt(g, 16), i * 2));
   return out;
@@ -211,7 +228,8 @@ export async function startDnsStub(table: Record<string, DnsBehavior> = {}, fall
     server: `127.0.0.1:${port}`,
     port,
     queries,
-    count: (name, type) => queries.filter((q) => normalize(q.name) === normalize(name) && (type === undefined || q.type === type.toUpperCase())).length,
+    count: (name, type) =>
+      queries.filter((q) => normalize(q.name) === normalize(name) && (type === undefined || q.type === type.toUpperCase())).length,
     set: (name, behavior) => void behaviors.set(normalize(name), validate(name, behavior)),
     close: async () => {
       if (closed) return;

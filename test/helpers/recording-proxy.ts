@@ -15,7 +15,13 @@ export interface RecordingProxy {
 type Auth = { username: string; password: string };
 
 /** Listens on 127.0.0.1 and wraps the server as a RecordingProxy (close ends open connections too). */
-async function serve(server: Server | TcpServer, scheme: 'http' | 'socks5', auth: Auth | undefined, carried: string[], credentials: string[]): Promise<RecordingProxy> {
+async function serve(
+  server: Server | TcpServer,
+  scheme: 'http' | 'socks5',
+  auth: Auth | undefined,
+  carried: string[],
+  credentials: string[],
+): Promise<RecordingProxy> {
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
     sockets.add(s);
@@ -52,7 +58,13 @@ export async function startHttpProxy(routing: ProxyRouting, auth?: Auth): Promis
     carried.push(`${req.method} ${req.url}`);
     const target = new URL(req.url ?? '');
     const upstream = httpRequest(
-      { host: routing.to.host, port: routing.to.port, method: req.method, path: target.pathname + target.search, headers: { ...req.headers, host: target.host } },
+      {
+        host: routing.to.host,
+        port: routing.to.port,
+        method: req.method,
+        path: target.pathname + target.search,
+        headers: { ...req.headers, host: target.host },
+      },
       (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers);
         up.pipe(res);
@@ -63,7 +75,8 @@ export async function startHttpProxy(routing: ProxyRouting, auth?: Auth): Promis
   });
   server.on('connect', (req, client: Socket, head) => {
     credentials.push(String(req.headers['proxy-authorization'] ?? ''));
-    if (expected && req.headers['proxy-authorization'] !== expected) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n');
+    if (expected && req.headers['proxy-authorization'] !== expected)
+      return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n');
     carried.push(`CONNECT ${req.url}`);
     const upstream = connect(routing.to.port, routing.to.host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');

@@ -192,7 +192,9 @@ describe('migrations', () => {
       const old = new Database(file);
       old.exec(`CREATE TABLE api_keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, last4 TEXT NOT NULL,
         hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, last_used_at TEXT, revoked_at TEXT)`);
-      old.prepare('INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)').run('old-key', 'legacy', 'le', '6789', hashApiKey('legacy-secret-0123456789'), '2024-01-01T00:00:00.000Z');
+      old
+        .prepare('INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)')
+        .run('old-key', 'legacy', 'le', '6789', hashApiKey('legacy-secret-0123456789'), '2024-01-01T00:00:00.000Z');
       old.pragma('user_version = 1');
       old.close();
 

@@ -158,8 +158,12 @@ describe('sign-up, log-in, log-out', () => {
     await build();
     const v = new Visitor();
     await v.get('/dashboard/signup');
-    expect((await v.post('/dashboard/signup', { email: 'a@example.com', password: 'long enough pw' }, { csrf: null })).statusCode).toBe(403);
-    expect((await v.post('/dashboard/signup', { email: 'a@example.com', password: 'long enough pw' }, { csrf: 'x'.repeat(43) })).statusCode).toBe(403);
+    expect((await v.post('/dashboard/signup', { email: 'a@example.com', password: 'long enough pw' }, { csrf: null })).statusCode).toBe(
+      403,
+    );
+    expect(
+      (await v.post('/dashboard/signup', { email: 'a@example.com', password: 'long enough pw' }, { csrf: 'x'.repeat(43) })).statusCode,
+    ).toBe(403);
     expect(await t.accounts.accounts.findByEmail('a@example.com')).toBeNull();
     await v.get('/dashboard/signup');
     expect((await v.post('/dashboard/signup', { email: 'not-an-address', password: 'long enough pw' })).statusCode).toBe(400);
@@ -234,7 +238,11 @@ describe('sign-up, log-in, log-out', () => {
     const v = new Visitor();
     const page = await v.get('/dashboard/signup');
     expect(page.payload).toContain('Sign-ups are closed');
-    const res = await v.post('/dashboard/signup', { email: 'late@example.com', password: 'long enough pw' }, { csrf: v.cookies.get('shutter_csrf') ?? '' });
+    const res = await v.post(
+      '/dashboard/signup',
+      { email: 'late@example.com', password: 'long enough pw' },
+      { csrf: v.cookies.get('shutter_csrf') ?? '' },
+    );
     expect(res.statusCode).toBe(403);
     expect(await t.accounts.accounts.findByEmail('late@example.com')).toBeNull();
   });

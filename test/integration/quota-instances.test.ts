@@ -69,15 +69,17 @@ describe.runIf(multiInstance.length > 0).each(multiInstance)('two instances on %
       const requests = Array.from({ length: 24 }, (_, i) => {
         const which = i % 2;
         const url = i % 3 === 0 ? 'https://example.com/fail' : `https://example.com/ok/${wave}/${i}`;
-        return instances[which]!.app
-          .inject({ method: 'GET', url: `/v1/take?url=${encodeURIComponent(url)}`, headers: { apikey: key } })
-          .then((res: LightMyRequestResponse) => {
-            if (res.statusCode === 200) successesBy[which]!++;
-            const code = res.statusCode === 200 ? 200 : (res.json() as { error: { code: string } }).error.code;
-            // A refusal with a long Retry-After means the quota is used up, not merely held by captures in flight.
-            if (code === 'quota_exceeded' && Number(res.headers['retry-after']) > 2) usedUp = true;
-            return code;
-          });
+        return instances[which]!.app.inject({
+          method: 'GET',
+          url: `/v1/take?url=${encodeURIComponent(url)}`,
+          headers: { apikey: key },
+        }).then((res: LightMyRequestResponse) => {
+          if (res.statusCode === 200) successesBy[which]!++;
+          const code = res.statusCode === 200 ? 200 : (res.json() as { error: { code: string } }).error.code;
+          // A refusal with a long Retry-After means the quota is used up, not merely held by captures in flight.
+          if (code === 'quota_exceeded' && Number(res.headers['retry-after']) > 2) usedUp = true;
+          return code;
+        });
       });
       codes.push(...(await Promise.all(requests)));
     }

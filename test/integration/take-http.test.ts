@@ -361,9 +361,7 @@ describe('validation errors', () => {
 
   it('answers parameter_not_applicable for quality with png', async () => {
     const body = expectError(await get({ url: 'https://example.com/', quality: '50' }), 400, 'parameter_not_applicable');
-    expect(body.error.details).toEqual([
-      expect.objectContaining({ code: 'parameter_not_applicable', parameter: 'quality' }),
-    ]);
+    expect(body.error.details).toEqual([expect.objectContaining({ code: 'parameter_not_applicable', parameter: 'quality' })]);
   });
 
   it('answers unknown_parameter with a suggestion and keeps the other problems', async () => {
@@ -617,13 +615,10 @@ describe('logging', () => {
         expect((await app.inject({ method: 'PUT', url: `/v1/take?${secretQuery}` })).statusCode).toBe(405);
         expect((await app.inject({ method: 'GET', url: `/v1/status?APIKEY=${key}` })).statusCode).toBe(401);
         expect(
-          (await app.inject({ method: 'POST', url: `/v1/take?${secretQuery}`, payload: { url: 'https://example.com/' } }))
-            .statusCode,
+          (await app.inject({ method: 'POST', url: `/v1/take?${secretQuery}`, payload: { url: 'https://example.com/' } })).statusCode,
         ).toBe(200);
         expect((await app.inject({ method: 'GET', url: '/v1/status', headers: { apikey: key } })).statusCode).toBe(200);
-        expect(
-          (await app.inject({ method: 'GET', url: '/v1/status', headers: { authorization: `Bearer ${key}` } })).statusCode,
-        ).toBe(200);
+        expect((await app.inject({ method: 'GET', url: '/v1/status', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
         engine.error = new Error('boom');
         expect((await app.inject({ method: 'GET', url: `/v1/take?url=https%3A%2F%2Fexample.com%2F&${secretQuery}` })).statusCode).toBe(500);
       } finally {

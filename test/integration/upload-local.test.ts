@@ -45,7 +45,10 @@ describe('upload=1 on the local store', () => {
     const res = await upload();
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-shutter-warning']).toBe('partial_load');
-    expect(res.json()).toMatchObject({ warnings: ['partial_load'], pending_requests: [{ url: 'https://px.tracker.example/p.gif', age_ms: 5012 }] });
+    expect(res.json()).toMatchObject({
+      warnings: ['partial_load'],
+      pending_requests: [{ url: 'https://px.tracker.example/p.gif', age_ms: 5012 }],
+    });
     t.engine.partial = undefined;
     const clean = await upload();
     expect(clean.headers['x-shutter-warning']).toBeUndefined();

@@ -5,7 +5,28 @@ import { isValidSelector } from '../../src/options/selectors.js';
 describe('chat providers table', () => {
   it('covers the providers the product promises', () => {
     const names = CHAT_PROVIDERS.map((p) => p.name).join(' | ');
-    for (const name of ['Intercom', 'Drift', 'Crisp', 'Zendesk', 'HubSpot', 'Tawk.to', 'LiveChat', 'Olark', 'Tidio', 'Freshchat', 'Gorgias', 'Help Scout', 'Front', 'Chatwoot', 'Smartsupp', 'JivoChat', 'Userlike', 'Zoho SalesIQ', 'LivePerson', 'Facebook']) {
+    for (const name of [
+      'Intercom',
+      'Drift',
+      'Crisp',
+      'Zendesk',
+      'HubSpot',
+      'Tawk.to',
+      'LiveChat',
+      'Olark',
+      'Tidio',
+      'Freshchat',
+      'Gorgias',
+      'Help Scout',
+      'Front',
+      'Chatwoot',
+      'Smartsupp',
+      'JivoChat',
+      'Userlike',
+      'Zoho SalesIQ',
+      'LivePerson',
+      'Facebook',
+    ]) {
       expect(names).toContain(name);
     }
   });

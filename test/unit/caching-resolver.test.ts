@@ -36,7 +36,11 @@ beforeEach(() => {
 const resolverFor = (options: { timeoutMs?: number; errorTtlMs?: number; resolvConfPath?: string } = {}) =>
   createCachingResolver({ timeoutMs: 1000, servers: [dns.server], hostsPath, resolvConfPath: noSearch, ...options });
 
-const codeOf = async (p: Promise<unknown>) => p.then(() => 'resolved', (e: { code?: string }) => e.code);
+const codeOf = async (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: { code?: string }) => e.code,
+  );
 
 describe('the egress resolver', () => {
   it('thirty lookups of one host in flight make one query of each family, all answered alike', async () => {
@@ -157,7 +161,10 @@ describe('resolver settings', () => {
         ['a2.example', ['10.0.0.1']],
       ]),
     );
-    expect(parseResolvConf('domain x.test\nsearch a.test b.test\noptions ndots:2 rotate\n')).toEqual({ search: ['a.test', 'b.test'], ndots: 2 });
+    expect(parseResolvConf('domain x.test\nsearch a.test b.test\noptions ndots:2 rotate\n')).toEqual({
+      search: ['a.test', 'b.test'],
+      ndots: 2,
+    });
     expect(searchCandidates('a.b', { search: ['s.test'], ndots: 2 })).toEqual(['a.b.s.test', 'a.b']);
     expect(searchCandidates('a.b', { search: [], ndots: 2 })).toEqual(['a.b']);
   });

@@ -89,7 +89,10 @@ describe('dns stub, through dns.promises.Resolver', () => {
   });
 
   it('a missing family is NODATA: ENODATA, not ENOTFOUND', async () => {
-    const { resolver } = await setUp({ 'v4only.test': { answer: { a: ['192.0.2.1'] } }, 'v6only.test': { answer: { aaaa: ['2001:db8::2'] } } });
+    const { resolver } = await setUp({
+      'v4only.test': { answer: { a: ['192.0.2.1'] } },
+      'v6only.test': { answer: { aaaa: ['2001:db8::2'] } },
+    });
     expect(await code(resolver.resolve6('v4only.test'))).toBe('ENODATA');
     expect(await code(resolver.resolve4('v6only.test'))).toBe('ENODATA');
     expect(await resolver.resolve6('v6only.test')).toEqual(['2001:db8::2']);
@@ -102,7 +105,10 @@ describe('dns stub, through dns.promises.Resolver', () => {
   });
 
   it('count() counts per name and type; queries keeps the order', async () => {
-    const { stub, resolver } = await setUp({ 'one.test': { answer: { a: ['192.0.2.1'], aaaa: ['2001:db8::1'] } }, 'two.test': { answer: { a: ['192.0.2.2'] } } });
+    const { stub, resolver } = await setUp({
+      'one.test': { answer: { a: ['192.0.2.1'], aaaa: ['2001:db8::1'] } },
+      'two.test': { answer: { a: ['192.0.2.2'] } },
+    });
     await resolver.resolve4('one.test');
     await resolver.resolve6('one.test');
     await resolver.resolve4('two.test');

@@ -120,19 +120,25 @@ describe('address guard', () => {
 });
 
 describe('url parameter', () => {
-  it.each(['file:///etc/passwd', 'view-source:https://example.com/', 'chrome://settings', 'javascript:alert(1)', 'data:text/html,x', 'about:blank', 'ftp://example.com/', 'blob:https://example.com/x'])(
-    '%s is a 400 before anything else happens',
-    (url) => {
-      let thrown: unknown;
-      try {
-        parseTakeOptions({ url }, { countries: [] });
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBeInstanceOf(AppError);
-      expect((thrown as AppError).status).toBe(400);
-    },
-  );
+  it.each([
+    'file:///etc/passwd',
+    'view-source:https://example.com/',
+    'chrome://settings',
+    'javascript:alert(1)',
+    'data:text/html,x',
+    'about:blank',
+    'ftp://example.com/',
+    'blob:https://example.com/x',
+  ])('%s is a 400 before anything else happens', (url) => {
+    let thrown: unknown;
+    try {
+      parseTakeOptions({ url }, { countries: [] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(AppError);
+    expect((thrown as AppError).status).toBe(400);
+  });
 });
 
 describe('special-use names', () => {

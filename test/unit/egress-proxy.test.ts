@@ -47,7 +47,11 @@ async function startProxy(resolve: Resolver = staticResolver({}), allowed = '127
 }
 
 /** A plain-http request through the proxy, in absolute form as a browser sends it. */
-function viaProxy(port: number, target: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: IncomingHttpHeaders } | 'failed'> {
+function viaProxy(
+  port: number,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: IncomingHttpHeaders } | 'failed'> {
   return new Promise((resolve) => {
     const req = httpRequest({ host: '127.0.0.1', port, path: target, headers, agent: false }, (res) => {
       let body = '';

@@ -23,9 +23,9 @@ const md = (html: string) => {
 
 describe('tables become GFM tables', () => {
   it('a table with a header row', () => {
-    expect(md('<table><thead><tr><th>Region</th><th>Sales</th></tr></thead><tbody><tr><td>North</td><td>120</td></tr></tbody></table>')).toBe(
-      '| Region | Sales |\n| --- | --- |\n| North | 120 |\n',
-    );
+    expect(
+      md('<table><thead><tr><th>Region</th><th>Sales</th></tr></thead><tbody><tr><td>North</td><td>120</td></tr></tbody></table>'),
+    ).toBe('| Region | Sales |\n| --- | --- |\n| North | 120 |\n');
   });
 
   it('an empty table is left out', () => {
@@ -83,8 +83,7 @@ describe('tables become GFM tables', () => {
   });
 
   it('a nested table: the outer (layout) table is unwrapped, the inner one is a GFM table', () => {
-    const html =
-      '<table><tr><td>Menu</td><td><table><tr><th>k</th><th>v</th></tr><tr><td>1</td><td>2</td></tr></table></td></tr></table>';
+    const html = '<table><tr><td>Menu</td><td><table><tr><th>k</th><th>v</th></tr><tr><td>1</td><td>2</td></tr></table></td></tr></table>';
     expect(md(html)).toBe('Menu\n\n| k | v |\n| --- | --- |\n| 1 | 2 |\n');
   });
 

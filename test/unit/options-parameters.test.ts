@@ -230,7 +230,10 @@ const CASES: ParameterCase[] = [
     base: IMAGE,
     valid: [
       ['.ad', ['.ad']],
-      [['.ad', '#banner > div', 'div[data-x="1"]'], ['.ad', '#banner > div', 'div[data-x="1"]']],
+      [
+        ['.ad', '#banner > div', 'div[data-x="1"]'],
+        ['.ad', '#banner > div', 'div[data-x="1"]'],
+      ],
       [[], []],
     ],
     invalid: ['div[', '..x', '> div', '', 42, [1, 2], { a: '.b' }],
@@ -441,11 +444,7 @@ describe('hide_selectors', () => {
   });
 
   it('both spellings in one request are merged', () => {
-    expect(parse({ url: URL_, 'hide_selectors[]': ['.a', '.b'], hide_selectors: '.c' }).hide_selectors).toEqual([
-      '.a',
-      '.b',
-      '.c',
-    ]);
+    expect(parse({ url: URL_, 'hide_selectors[]': ['.a', '.b'], hide_selectors: '.c' }).hide_selectors).toEqual(['.a', '.b', '.c']);
   });
 
   it('accepts 50 selectors and rejects 51', () => {
@@ -672,16 +671,15 @@ describe('timeout and delay', () => {
     expectOneProblem({ url: URL_, timeout: '91' }, 'timeout');
   });
 
-  it.each([
-    [{ html: '<p>x</p>' }],
-    [{ url: URL_, format: 'pdf' }],
-    [{ url: URL_, format: 'markdown' }],
-  ])('timeout above 12 is refused for %j', (raw) => {
-    expect(parse({ ...raw, timeout: '12' }).timeout).toBe(12);
-    const detail = expectOneProblem({ ...raw, timeout: '13' }, 'timeout');
-    expect(detail.message).toContain('12');
-    expectOneProblem({ ...raw, timeout: 60 }, 'timeout');
-  });
+  it.each([[{ html: '<p>x</p>' }], [{ url: URL_, format: 'pdf' }], [{ url: URL_, format: 'markdown' }]])(
+    'timeout above 12 is refused for %j',
+    (raw) => {
+      expect(parse({ ...raw, timeout: '12' }).timeout).toBe(12);
+      const detail = expectOneProblem({ ...raw, timeout: '13' }, 'timeout');
+      expect(detail.message).toContain('12');
+      expectOneProblem({ ...raw, timeout: 60 }, 'timeout');
+    },
+  );
 
   it('delay equal to the timeout is refused', () => {
     const detail = expectOneProblem({ url: URL_, timeout: '5', delay: '5' }, 'delay');
@@ -774,10 +772,7 @@ describe('ip_country_code', () => {
   });
 
   it('another country is refused, naming the available ones', () => {
-    const detail = expectOneProblem({ url: URL_, ip_country_code: 'fr' }, 'ip_country_code', 'invalid_parameter', [
-      'de',
-      'us',
-    ]);
+    const detail = expectOneProblem({ url: URL_, ip_country_code: 'fr' }, 'ip_country_code', 'invalid_parameter', ['de', 'us']);
     expect(detail.message).toContain('available: de, us');
   });
 
@@ -810,6 +805,9 @@ describe('the pixel budget (SHUTTER_MAX_PIXELS), checked while parsing', () => {
   });
 
   it('is not checked without a budget in the context', () => {
-    expect(parseTakeOptions({ url: URL_, viewport_width: '3840', viewport_height: '10000', device_scale_factor: '3' }, { countries: [] }).viewport_width).toBe(3840);
+    expect(
+      parseTakeOptions({ url: URL_, viewport_width: '3840', viewport_height: '10000', device_scale_factor: '3' }, { countries: [] })
+        .viewport_width,
+    ).toBe(3840);
   });
 });

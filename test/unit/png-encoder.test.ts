@@ -30,7 +30,9 @@ describe('png encoder', () => {
   });
 
   it('sends photo-like captures as Chromium encoded them: recompressing without filters would grow them', async () => {
-    const noise = sharp({ create: { width, height, channels: 4, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } });
+    const noise = sharp({
+      create: { width, height, channels: 4, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+    });
     const fast = await fastPng(noise);
     expect(fast.length).toBeGreaterThanOrEqual(width * height * PHOTO_BYTES_PER_PIXEL);
     const out = await pngEncoder.encode({ kind: 'encoded', data: fast, format: 'png' }, options);

@@ -58,7 +58,9 @@ describe('withTimeout', () => {
   it('rejects with the timeout error when the work is late, at the time given', async () => {
     const started = performance.now();
     const late = new Promise((resolve) => setTimeout(resolve, 500));
-    await expect(withTimeout(late, 50, () => Object.assign(new Error('late'), { code: 'ETIMEOUT' }))).rejects.toMatchObject({ code: 'ETIMEOUT' });
+    await expect(withTimeout(late, 50, () => Object.assign(new Error('late'), { code: 'ETIMEOUT' }))).rejects.toMatchObject({
+      code: 'ETIMEOUT',
+    });
     expect(performance.now() - started).toBeLessThan(400);
   });
 });

@@ -36,13 +36,33 @@ describe('meter', () => {
   it('charges only successful runs and reports the quota left after each', async () => {
     const { services, caller } = await setup();
     const seen: string[] = [];
-    await expect(services.meter.charge(caller, async () => 'a', (h) => seen.push(h['x-quota-remaining']!))).resolves.toBe('a');
     await expect(
-      services.meter.charge(caller, async () => Promise.reject(new AppError('navigation_failed', 'x')), () => seen.push('charged!')),
+      services.meter.charge(
+        caller,
+        async () => 'a',
+        (h) => seen.push(h['x-quota-remaining']!),
+      ),
+    ).resolves.toBe('a');
+    await expect(
+      services.meter.charge(
+        caller,
+        async () => Promise.reject(new AppError('navigation_failed', 'x')),
+        () => seen.push('charged!'),
+      ),
     ).rejects.toMatchObject({ code: 'navigation_failed' });
-    await services.meter.charge(caller, async () => 'b', (h) => seen.push(h['x-quota-remaining']!));
+    await services.meter.charge(
+      caller,
+      async () => 'b',
+      (h) => seen.push(h['x-quota-remaining']!),
+    );
     expect(seen).toEqual(['1', '0']);
-    await expect(services.meter.charge(caller, async () => 'c', () => undefined)).rejects.toMatchObject({
+    await expect(
+      services.meter.charge(
+        caller,
+        async () => 'c',
+        () => undefined,
+      ),
+    ).rejects.toMatchObject({
       code: 'quota_exceeded',
       extra: { retryAfterSeconds: 11.5 * 86_400 },
     });
@@ -52,14 +72,40 @@ describe('meter', () => {
   it('gives the concurrency slot back on success, failure and quota refusal alike', async () => {
     const { services, caller } = await setup();
     const inUse = () => services.limits.concurrency.inUse(caller.account.id);
-    await services.meter.charge(caller, async () => undefined, () => undefined);
+    await services.meter.charge(
+      caller,
+      async () => undefined,
+      () => undefined,
+    );
     expect(await inUse()).toBe(0);
-    await services.meter.charge(caller, async () => Promise.reject(new Error('boom')), () => undefined).catch(() => undefined);
+    await services.meter
+      .charge(
+        caller,
+        async () => Promise.reject(new Error('boom')),
+        () => undefined,
+      )
+      .catch(() => undefined);
     expect(await inUse()).toBe(0);
-    await services.meter.charge(caller, async () => undefined, () => undefined);
-    await services.meter.charge(caller, async () => undefined, () => undefined).catch(() => undefined);
+    await services.meter.charge(
+      caller,
+      async () => undefined,
+      () => undefined,
+    );
+    await services.meter
+      .charge(
+        caller,
+        async () => undefined,
+        () => undefined,
+      )
+      .catch(() => undefined);
     expect(await inUse()).toBe(0);
-    const refusal = await services.meter.charge(caller, async () => undefined, () => undefined).catch((e: AppError) => e);
+    const refusal = await services.meter
+      .charge(
+        caller,
+        async () => undefined,
+        () => undefined,
+      )
+      .catch((e: AppError) => e);
     expect(refusal).toMatchObject({ code: 'quota_exceeded' });
     expect(await inUse()).toBe(0);
     await services.close();
@@ -68,10 +114,20 @@ describe('meter', () => {
   it('refuses a second capture at once with concurrency_limited while the first runs', async () => {
     const { services, caller } = await setup();
     let finish!: () => void;
-    const first = services.meter.charge(caller, () => new Promise<void>((resolve) => (finish = resolve)), () => undefined);
+    const first = services.meter.charge(
+      caller,
+      () => new Promise<void>((resolve) => (finish = resolve)),
+      () => undefined,
+    );
     // The capture runs (its slot is held) once finish is set.
     await expect.poll(() => finish).toBeDefined();
-    await expect(services.meter.charge(caller, async () => undefined, () => undefined)).rejects.toMatchObject({
+    await expect(
+      services.meter.charge(
+        caller,
+        async () => undefined,
+        () => undefined,
+      ),
+    ).rejects.toMatchObject({
       code: 'concurrency_limited',
       extra: { retryAfterSeconds: 1 },
     });

@@ -26,7 +26,7 @@ async function rejection(promise: Promise<unknown>): Promise<AppError> {
 const TABLE: Record<string, string[]> = {
   'example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
   'v6.example': ['2606:4700::1111'],
-  'localhost': ['127.0.0.1', '::1'],
+  localhost: ['127.0.0.1', '::1'],
   'internal.example': ['10.0.0.5'],
   'metadata.example': ['169.254.169.254'],
   'mixed.example': ['93.184.216.34', '192.168.1.10'],

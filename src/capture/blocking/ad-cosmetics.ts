@@ -22,7 +22,9 @@ function collectFeatures(): DomFeatures {
     if (classes.size > 20_000) break;
   }
   const iframes = Array.from(document.querySelectorAll('iframe[src]')).map((f) => (f as HTMLIFrameElement).src);
-  const images = Array.from(document.images, (img) => img.currentSrc || img.src).filter(Boolean).slice(0, 2_000);
+  const images = Array.from(document.images, (img) => img.currentSrc || img.src)
+    .filter(Boolean)
+    .slice(0, 2_000);
   return { classes: [...classes], ids: [...ids], hrefs: [...hrefs].slice(0, 5_000), iframes, images };
 }
 

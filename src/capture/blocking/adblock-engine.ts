@@ -57,9 +57,9 @@ export class AdblockEngineStore {
   private async load(refetch: boolean): Promise<FiltersEngine | undefined> {
     const { lists, cacheDir, logger } = this.options;
     const started = performance.now();
-    const texts = (
-      await Promise.all(lists.map((source) => readFilterList(source, cacheDir, refetch, logger)))
-    ).filter((t): t is string => t !== undefined);
+    const texts = (await Promise.all(lists.map((source) => readFilterList(source, cacheDir, refetch, logger)))).filter(
+      (t): t is string => t !== undefined,
+    );
     if (texts.length === 0) {
       logger.warn({ lists }, 'no ad-block filter list could be read; block_ads is unavailable');
       return undefined;

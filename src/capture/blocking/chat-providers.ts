@@ -15,12 +15,26 @@ export const CHAT_PROVIDERS: readonly ChatProvider[] = [
   {
     name: 'Intercom',
     hosts: ['widget.intercom.io', 'js.intercomcdn.com', 'api-iam.intercom.io', 'api-iam.eu.intercom.io', 'nexus-websocket-a.intercom.io'],
-    selectors: ['#intercom-container', '#intercom-frame', '.intercom-lightweight-app', '.intercom-launcher', 'iframe[name="intercom-launcher-frame"]', '.intercom-namespace'],
+    selectors: [
+      '#intercom-container',
+      '#intercom-frame',
+      '.intercom-lightweight-app',
+      '.intercom-launcher',
+      'iframe[name="intercom-launcher-frame"]',
+      '.intercom-namespace',
+    ],
   },
   {
     name: 'Drift',
     hosts: ['js.driftt.com', 'widget.drift.com', 'event.api.drift.com', 'customer.api.drift.com'],
-    selectors: ['#drift-widget', '#drift-widget-container', '#drift-frame-controller', '#drift-frame-chat', 'iframe.drift-frame-controller', 'iframe.drift-frame-chat'],
+    selectors: [
+      '#drift-widget',
+      '#drift-widget-container',
+      '#drift-frame-controller',
+      '#drift-frame-chat',
+      'iframe.drift-frame-controller',
+      'iframe.drift-frame-chat',
+    ],
   },
   {
     name: 'Crisp',
@@ -30,7 +44,16 @@ export const CHAT_PROVIDERS: readonly ChatProvider[] = [
   {
     name: 'Zendesk (Web Widget, Messaging, Chat)',
     hosts: ['static.zdassets.com', 'ekr.zdassets.com', 'widget-mediator.zopim.com', 'v2.zopim.com', 'zopim.com'],
-    selectors: ['#launcher', 'iframe#launcher', '#webWidget', 'iframe#webWidget', 'div[data-product="web_widget"]', 'iframe[title="Button to launch messaging window"]', 'iframe[title="Messaging window"]', '.zopim'],
+    selectors: [
+      '#launcher',
+      'iframe#launcher',
+      '#webWidget',
+      'iframe#webWidget',
+      'div[data-product="web_widget"]',
+      'iframe[title="Button to launch messaging window"]',
+      'iframe[title="Messaging window"]',
+      '.zopim',
+    ],
   },
   {
     name: 'HubSpot chat',
@@ -59,7 +82,13 @@ export const CHAT_PROVIDERS: readonly ChatProvider[] = [
   },
   {
     name: 'Freshchat / Freshdesk',
-    hosts: ['wchat.freshchat.com', 'snippets.freshchat.com', 'assetscdn-wchat.freshchat.com', 'widget.freshworks.com', 'euc-widget.freshworks.com'],
+    hosts: [
+      'wchat.freshchat.com',
+      'snippets.freshchat.com',
+      'assetscdn-wchat.freshchat.com',
+      'widget.freshworks.com',
+      'euc-widget.freshworks.com',
+    ],
     selectors: ['#fc_frame', '#freshworks-container', '#freshworks-frame', 'iframe#launcher-frame', '#fc_widget'],
   },
   {

@@ -22,7 +22,12 @@ export async function hideConsentOverlays(page: Page): Promise<number> {
       const text = el.innerText ?? '';
       if (text.length > 4000 || !topic.test(text)) continue;
       const controls = Array.from(el.querySelectorAll('button, a, [role="button"], input[type="button"], input[type="submit"]'));
-      if (!controls.some((c) => action.test((c as HTMLElement).innerText || (c as HTMLInputElement).value || c.getAttribute('aria-label') || ''))) continue;
+      if (
+        !controls.some((c) =>
+          action.test((c as HTMLElement).innerText || (c as HTMLInputElement).value || c.getAttribute('aria-label') || ''),
+        )
+      )
+        continue;
       banners.push(el);
     }
     // The outermost banner only: its children are hidden with it.

@@ -39,7 +39,7 @@ function probesOf(steps: DetectStep[] | undefined): string[] | null {
   if (selector !== undefined) return hostOf(selector) ? [hostOf(selector)!] : null;
   if (first.any) {
     const inner = first.any.map((step) => probesOf([step]));
-    return inner.some((p) => p === null) ? null : inner.flat() as string[];
+    return inner.some((p) => p === null) ? null : (inner.flat() as string[]);
   }
   return null;
 }

@@ -48,7 +48,12 @@ export async function rejectCookieBanners(page: Page): Promise<void> {
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const active = new Set<Frame>();
   const reply = (frame: Frame, message: object) =>
-    frame.evaluate((m) => (window as unknown as { autoconsentReceiveMessage?: (x: object) => unknown }).autoconsentReceiveMessage?.(m), message).catch(() => undefined);
+    frame
+      .evaluate(
+        (m) => (window as unknown as { autoconsentReceiveMessage?: (x: object) => unknown }).autoconsentReceiveMessage?.(m),
+        message,
+      )
+      .catch(() => undefined);
 
   await page.exposeBinding('autoconsentSendMessage', async ({ frame }: { frame: Frame }, message: Message) => {
     switch (message?.type) {

@@ -15,12 +15,7 @@ const FETCH_TIMEOUT_MS = 30_000;
  * A list's text: a file is read; a URL is downloaded (kept in the cache dir, so a restart
  * without network still has it). Undefined when neither works.
  */
-export async function readFilterList(
-  source: string,
-  cacheDir: string,
-  refetch: boolean,
-  logger: Logger,
-): Promise<string | undefined> {
+export async function readFilterList(source: string, cacheDir: string, refetch: boolean, logger: Logger): Promise<string | undefined> {
   if (!/^https?:/i.test(source)) {
     return readFile(source, 'utf8').catch((error: unknown) => {
       logger.warn({ source, err: error }, 'cannot read filter list');

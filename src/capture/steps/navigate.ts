@@ -16,9 +16,7 @@ export async function navigate(page: Page, options: TakeOptions, signal: AbortSi
   let target = options.url;
   if (options.html !== undefined) {
     const html = options.html;
-    await page.route(HTML_ORIGIN, (route) =>
-      route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }),
-    );
+    await page.route(HTML_ORIGIN, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
     target = HTML_ORIGIN;
   }
   try {

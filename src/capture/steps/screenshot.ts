@@ -39,12 +39,7 @@ export function allowedCssHeight(options: TakeOptions, limits: ImageLimits, requ
  * slow, best-compression PNG path; optimizeForSpeed is several times faster and the encoders
  * recompress where that pays.
  */
-export async function captureRaw(
-  cdp: CDPSession,
-  options: TakeOptions,
-  request: RawRequest,
-  limits: ImageLimits,
-): Promise<RawCapture> {
+export async function captureRaw(cdp: CDPSession, options: TakeOptions, request: RawRequest, limits: ImageLimits): Promise<RawCapture> {
   const dsf = options.device_scale_factor;
   let cssHeight = options.viewport_height;
   let truncated = false;

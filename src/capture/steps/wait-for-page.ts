@@ -50,8 +50,14 @@ async function waitOrStop(options: TakeOptions, context: WaitContext, signal: Ab
   }
   let met = false;
   let parsed = false;
-  const settled = condition.then(() => (met = true), () => (met = true));
-  void page.waitForLoadState('domcontentloaded', { timeout: 0 }).then(() => (parsed = true), () => undefined);
+  const settled = condition.then(
+    () => (met = true),
+    () => (met = true),
+  );
+  void page.waitForLoadState('domcontentloaded', { timeout: 0 }).then(
+    () => (parsed = true),
+    () => undefined,
+  );
   while (!met && !signal.aborted) {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([settled, new Promise((r) => (timer = setTimeout(r, TICK_MS)))]);
