@@ -1,7 +1,7 @@
 # The two quick-start commands: `make start` and `make test`. Both install what is missing first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := start
-.PHONY: start test deps system-deps node-deps build lint format format-check typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
+.PHONY: start test deps system-deps node-deps build lint format format-check imports typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
 
 NODE_STAMP := node_modules/.shutter-installed
 
@@ -10,7 +10,7 @@ NODE_STAMP := node_modules/.shutter-installed
 start: deps build
 	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} node dist/src/cli/main.js serve
 
-test: deps build format-check lint typecheck
+test: deps build format-check lint imports typecheck
 	node scripts/run-tests.mjs
 	@$(MAKE) --no-print-directory bench-smoke-ci
 
@@ -37,6 +37,10 @@ format: node-deps
 
 format-check: node-deps
 	npx prettier --check --log-level warn .
+
+# Which way imports may point: .dependency-cruiser.cjs (docs/architecture.md, "Layers").
+imports: node-deps
+	npx depcruise src --config .dependency-cruiser.cjs --output-type err
 
 typecheck: node-deps
 	npx tsc -p tsconfig.json --noEmit

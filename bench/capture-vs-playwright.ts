@@ -11,13 +11,11 @@ import { chromium } from 'playwright-core';
 import pino from 'pino';
 import { DEFAULT_PLANS, Plans } from '../src/accounts/plans.js';
 import { createAccountServices } from '../src/accounts/services.js';
-import { SqliteKeyStore } from '../src/accounts/sqlite-key-store.js';
 import { findChromium } from '../src/capture/chromium-path.js';
 import { launchArgs } from '../src/capture/launch-args.js';
 import { loadConfig } from '../src/config/load.js';
-import { openSqlite } from '../src/db/sqlite.js';
-import { createApp } from '../src/http/app.js';
-import { createEngine } from '../src/service.js';
+import { openDatabase } from '../src/db/database.js';
+import { createEngine, createService } from '../src/service.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const WARMUP = 5;
@@ -81,12 +79,11 @@ async function main() {
   const logger = pino({ level: 'silent' });
   const engine = createEngine(config, logger);
   await engine.start();
-  const keys = new SqliteKeyStore(openSqlite(':memory:'));
   // The bench key is the operator's (plan scale): lift its limits, the bench measures captures, not the rate limiter.
   const plans = new Plans([...DEFAULT_PLANS, { name: 'scale', maxKeys: 100, monthlyQuota: 1e9, ratePerMinute: 1e6, concurrency: 1000 }]);
-  const accounts = createAccountServices({ db: keys.db, keys, plans });
-  const { key } = await keys.create({ name: 'bench' });
-  const app = await createApp({ engine, keys, accounts, logger, version: 'bench' });
+  const accounts = createAccountServices({ db: await openDatabase({ sqliteFile: ':memory:' }), plans });
+  const { key } = await accounts.keys.create({ name: 'bench' });
+  const { app } = await createService(config, { logger, engine, accounts, store: null, version: 'bench' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   for (const format of ['png', 'jpg', 'webp', 'gif']) {

@@ -1,29 +1,125 @@
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { openAccountServices } from './accounts/open.js';
+import { createAccountServices, type AccountServices } from './accounts/services.js';
 import { AdblockEngineStore } from './capture/blocking/adblock-engine.js';
 import { findChromium } from './capture/chromium-path.js';
 import { ChromiumEngine } from './capture/chromium-engine.js';
+import type { CaptureEngine } from './capture/engine.js';
 import type { Config } from './config/schema.js';
+import { openDatabase } from './db/database.js';
 import { CountryProxies } from './egress/country-proxies.js';
 import { EgressProxy } from './egress/egress-proxy.js';
 import { createCachingResolver, type ResolverStats } from './egress/caching-resolver.js';
 import type { Resolver } from './egress/resolver.js';
 import { createTargetCheck } from './egress/target-check.js';
+import { createApp } from './http/app.js';
+import { createLogger } from './observability/logger.js';
+import { createStore } from './storage/create-store.js';
+import type { FileStore } from './storage/file-store.js';
+import { VERSION } from './version.js';
 
-/** Accounts, keys, usage and limits on the configured database (SQLite or Postgres) and Redis. */
-export { openAccountServices } from './accounts/open.js';
-
-/** What tests may swap in an engine built from config. */
+/** What an engine built from config may have swapped in (tests). */
 export interface EngineOverrides {
   /** Name resolution for the target check and the egress proxy, e.g. staticResolver({ 'ads.example': '127.0.0.1' }). */
-  resolve?: Resolver;
+  resolve?: Resolver | undefined;
   /** A shared filter engine, so test files need not each load one. */
-  adblock?: AdblockEngineStore;
+  adblock?: AdblockEngineStore | undefined;
+}
+
+/** The parts of a service; each defaults to the one the config describes. */
+export interface ServiceParts extends EngineOverrides {
+  logger?: Logger;
+  /** The capture engine (default: Chromium from config; tests may pass a stub). */
+  engine?: CaptureEngine;
+  /**
+   * Accounts, keys and limits: `'config'` (default) opens SHUTTER_DATABASE_URL or the SQLite file
+   * and Redis; `'memory'` an empty in-memory SQLite database (CLI take, tests, the benchmark).
+   */
+  accounts?: AccountServices | 'config' | 'memory';
+  /** Where upload=1 stores files (default: from config; `null`: none, upload answers 501). */
+  store?: FileStore | null;
+  version?: string;
+}
+
+/** One Shutter: engine, accounts, storage and the HTTP app over them, wired once. */
+export interface Service {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly engine: CaptureEngine;
+  readonly accounts: AccountServices;
+  readonly store: FileStore | undefined;
+  readonly app: FastifyInstance;
+  /** Starts the browser and the filter lists' background load. */
+  start(): Promise<void>;
+  /** Closes the app, the engine, the store and the databases, in that order; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * The service `serve`, the CLI's `take`, the benchmark and the tests all run: nothing is started
+ * (no browser, no listening socket) until `start()` / `app.listen()`.
+ */
+export async function createService(config: Config, parts: ServiceParts = {}): Promise<Service> {
+  const logger = parts.logger ?? createLogger(config.SHUTTER_LOG_LEVEL);
+  const adblock = parts.engine ? undefined : (parts.adblock ?? createAdblockStore(config, logger));
+  const engine = parts.engine ?? createEngine(config, logger, { resolve: parts.resolve, adblock });
+  const opened: Array<{ close(): Promise<void> }> = [];
+  try {
+    const accounts = await openAccounts(config, parts.accounts ?? 'config');
+    if (typeof parts.accounts !== 'object') opened.push(accounts);
+    const store = parts.store === undefined ? await createStore(config, logger) : (parts.store ?? undefined);
+    if (store && parts.store === undefined) opened.push(store);
+    const app = await createApp({
+      engine,
+      accounts,
+      logger,
+      version: parts.version ?? VERSION,
+      countries: [...config.SHUTTER_PROXIES.keys()].sort(),
+      maxPixels: config.SHUTTER_MAX_PIXELS,
+      trustProxy: config.SHUTTER_TRUST_PROXY,
+      ...(store ? { store } : {}),
+      ...(config.SHUTTER_PUBLIC_URL ? { publicUrl: config.SHUTTER_PUBLIC_URL } : {}),
+    });
+    let closed: Promise<void> | undefined;
+    return {
+      config,
+      logger,
+      engine,
+      accounts,
+      store,
+      app,
+      async start() {
+        // Parsing the lists blocks the event loop ~1 s once: start it now, not on the first block_ads capture.
+        if (parts.adblock === undefined) adblock?.start();
+        await engine.start?.();
+      },
+      close() {
+        closed ??= (async () => {
+          await app.close();
+          await engine.close();
+          for (const part of opened.reverse()) await part.close();
+        })();
+        return closed;
+      },
+    };
+  } catch (error) {
+    await engine.close();
+    for (const part of opened.reverse()) await part.close();
+    throw error;
+  }
+}
+
+async function openAccounts(config: Config, accounts: AccountServices | 'config' | 'memory'): Promise<AccountServices> {
+  if (typeof accounts === 'object') return accounts;
+  if (accounts === 'config') return openAccountServices(config);
+  return createAccountServices({ db: await openDatabase({ sqliteFile: ':memory:' }), signups: config.SHUTTER_SIGNUPS });
 }
 
 /**
  * The block_ads filter engine, cached under the data dir. Nothing is read until the first
- * block_ads capture; `serve` loads it before listening (parsing blocks the event loop ~1 s once).
+ * block_ads capture or `start()`.
  */
 export function createAdblockStore(config: Config, logger: Logger): AdblockEngineStore {
   return new AdblockEngineStore({

@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { ApiKeysTable, Tables } from '../db/tables.js';
 import { AccountStore } from './account-store.js';
-import { generateApiKey, hashApiKey, hasValidChecksum, KEY_PREFIX } from './api-key.js';
+import { generateApiKey, hashApiKey, hasValidChecksum, KEY_PREFIX } from '../values/api-key.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 
 const toRecord = (r: Selectable<ApiKeysTable>): ApiKeyRecord => ({

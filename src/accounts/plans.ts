@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../errors/config-error.js';
 
 /** What an account may do (DESIGN.md §1 "Plans, keys, quotas"). */
 export interface Plan {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { createLimits, type Limits } from '../ratelimit/limits.js';
-import { Meter } from '../ratelimit/meter.js';
+import { Meter } from './meter.js';
 import type { RedisHandle } from '../ratelimit/redis.js';
 import { AccountStore } from './account-store.js';
 import { KeyManager } from './key-manager.js';
@@ -8,7 +8,7 @@ import type { KeyStore } from './key-store.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { Plans } from './plans.js';
 import { SessionStore } from './session-store.js';
-import { UsageStore } from './usage-store.js';
+import { UsageStore } from '../usage/usage-store.js';
 
 /** Accounts, keys, usage, sessions and limits over one database (and Redis, when configured). */
 export interface AccountServices {
@@ -60,15 +60,4 @@ export function createAccountServices(input: AccountServicesInput): AccountServi
       await db.close();
     },
   };
-}
-
-/**
- * Services over a bare key store, for apps built from `{ keys }` alone (tests, the benchmark):
- * the store's database, default plans, in-memory limits.
- */
-export function accountServicesFor(keys: KeyStore): AccountServices {
-  if (!(keys instanceof KyselyKeyStore)) {
-    throw new Error('createApp needs deps.accounts unless deps.keys is a KyselyKeyStore (SqliteKeyStore)');
-  }
-  return createAccountServices({ db: keys.db, keys });
 }

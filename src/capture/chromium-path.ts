@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../errors/config-error.js';
 
 /** Browsers tried in order when SHUTTER_CHROMIUM_PATH is unset: the headless shell is lighter and faster. */
 const CANDIDATES = ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'];

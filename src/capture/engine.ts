@@ -30,6 +30,8 @@ export interface EngineStatus {
 export interface CaptureEngine {
   capture(options: TakeOptions, timings: Timings): Promise<CaptureResult>;
   status(): EngineStatus;
+  /** Launches what captures need (the browser); engines with nothing to launch omit it. */
+  start?(): Promise<void>;
   /** True when a capture could start now (browser connected). */
   ready(): boolean;
   close(): Promise<void>;

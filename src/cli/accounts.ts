@@ -1,8 +1,9 @@
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../accounts/password.js';
-import { parseArgs } from './args.js';
+import { parseCommandLine, UsageError } from './args.js';
 import { accountFor, CliRefusal, planNamed, withAccounts } from './cli-accounts.js';
 
-const USAGE = `usage: shutter accounts create --email E [--plan P]   create an account and its first key (alone on the last line)
+const USAGE = `usage: shutter accounts create --email E [--plan P] [--name N]
+                                                      create an account and its first key (alone on the last line)
        shutter accounts list                          one account per line, its id first
        shutter accounts set-plan --email E --plan P   move an account to another plan
        shutter accounts set-password --email E        read a dashboard password from standard input`;
@@ -10,14 +11,21 @@ const USAGE = `usage: shutter accounts create --email E [--plan P]   create an a
 /** `shutter accounts create|list|set-plan|set-password`: operator account management. */
 export async function accounts(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { options } = parseArgs(rest, { e: 'email', p: 'plan' });
-  const needsEmail = command === 'create' || command === 'set-plan' || command === 'set-password';
-  if (
-    !['create', 'list', 'set-plan', 'set-password'].includes(command ?? '') ||
-    (needsEmail && !options.email) ||
-    (command === 'set-plan' && !options.plan)
-  ) {
-    console.error(USAGE);
+  let options;
+  try {
+    if (!['create', 'list', 'set-plan', 'set-password'].includes(command ?? '')) {
+      throw new UsageError(`unknown command accounts ${command ?? ''}`);
+    }
+    ({ values: options } = parseCommandLine(rest, {
+      email: { type: 'string', short: 'e' },
+      plan: { type: 'string', short: 'p' },
+      name: { type: 'string', short: 'n' },
+    }));
+    if (command !== 'list' && !options.email) throw new UsageError(`accounts ${command} needs --email`);
+    if (command === 'set-plan' && !options.plan) throw new UsageError('accounts set-plan needs --plan');
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`shutter: ${error.message}\n${USAGE}`);
     return 2;
   }
   return withAccounts(async (services) => {

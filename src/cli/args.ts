@@ -1,26 +1,30 @@
-/** Minimal `--name value` / `--flag` / `-o file` parsing; everything else is positional. */
-export interface ParsedArgs {
-  positional: string[];
-  options: Record<string, string>;
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** A command line the command cannot run; main prints the message and the usage, and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
 }
 
-export function parseArgs(argv: readonly string[], shortNames: Record<string, string> = {}): ParsedArgs {
-  const positional: string[] = [];
-  const options: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const long = /^--([^=]+)(?:=(.*))?$/.exec(arg);
-    const short = /^-([a-zA-Z])$/.exec(arg);
-    if (long || short) {
-      const name = long ? long[1]!.replace(/-/g, '_') : (shortNames[short![1]!] ?? short![1]!);
-      const inline = long?.[2];
-      const next = argv[i + 1];
-      if (inline !== undefined) options[name] = inline;
-      else if (next !== undefined && (next === '-' || !next.startsWith('-'))) options[name] = argv[++i]!;
-      else options[name] = '1';
-    } else {
-      positional.push(arg);
-    }
+/**
+ * `node:util` parseArgs, strict: an unknown option, a missing value or a stray argument is a
+ * UsageError naming it. Values keep the option's type (string, boolean, string[] when multiple).
+ */
+export function parseCommandLine<const T extends Options>(
+  argv: readonly string[],
+  options: T,
+  positionals: { min?: number; max: number; name?: string } = { max: 0 },
+) {
+  const parse = () => parseArgs({ args: [...argv], options, strict: true, allowPositionals: true, allowNegative: true });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
   }
-  return { positional, options };
+  const count = parsed.positionals.length;
+  if (count < (positionals.min ?? 0)) throw new UsageError(`missing ${positionals.name ?? 'argument'}`);
+  if (count > positionals.max) throw new UsageError(`unexpected argument '${parsed.positionals[positionals.max]}'`);
+  return parsed;
 }

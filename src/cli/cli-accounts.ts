@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account-store.js';
 import type { AccountServices } from '../accounts/services.js';
 import { loadConfig } from '../config/load.js';
-import { openAccountServices } from '../service.js';
+import { openAccountServices } from '../accounts/open.js';
 
 /** Thrown for a refusal the operator can fix; main prints the message and exits 1. */
 export class CliRefusal extends Error {

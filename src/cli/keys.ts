@@ -1,5 +1,5 @@
 import type { ApiKeyRecord } from '../accounts/key-store.js';
-import { parseArgs } from './args.js';
+import { parseCommandLine, UsageError } from './args.js';
 import { accountFor, CliRefusal, withAccounts } from './cli-accounts.js';
 
 const USAGE = `usage: shutter keys create [--email E] [--name N]   create a key; the key alone on the last line
@@ -14,11 +14,20 @@ const line = (k: ApiKeyRecord, email?: string) =>
 /** `shutter keys create|list|revoke|reset`: operator key management on the service's database. */
 export async function keys(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const { positional, options } = parseArgs(rest, { n: 'name', e: 'email' });
-  if (!['create', 'list', 'revoke', 'reset'].includes(command ?? '') || (command === 'revoke' && !positional[0])) {
-    console.error(USAGE);
+  let parsed;
+  try {
+    if (!['create', 'list', 'revoke', 'reset'].includes(command ?? '')) throw new UsageError(`unknown command keys ${command ?? ''}`);
+    parsed = parseCommandLine(
+      rest,
+      { name: { type: 'string', short: 'n' }, email: { type: 'string', short: 'e' } },
+      command === 'revoke' ? { min: 1, max: 1, name: 'the id of the key to revoke' } : { max: 0 },
+    );
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`shutter: ${error.message}\n${USAGE}`);
     return 2;
   }
+  const { values: options, positionals: positional } = parsed;
   return withAccounts(async (services) => {
     switch (command) {
       case 'create': {

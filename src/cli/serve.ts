@@ -1,18 +1,13 @@
-import { createApp } from '../http/app.js';
-import { loadConfig } from '../config/load.js';
-import { createLogger } from '../observability/logger.js';
 import { ensureBootstrapKey } from '../accounts/bootstrap.js';
-import { createAdblockStore, createEngine, openAccountServices } from '../service.js';
-import { createStore } from '../storage/create-store.js';
-import { VERSION } from '../version.js';
+import { loadConfig } from '../config/load.js';
+import { createService } from '../service.js';
 import { withTimeout } from '../util/race-abort.js';
 
-/** `shutter serve`: the HTTP service. */
+/** `shutter serve`: the HTTP service, until SIGINT or SIGTERM. */
 export async function serve(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.SHUTTER_LOG_LEVEL);
-  const accounts = await openAccountServices(config);
-  const { keys } = accounts;
+  const service = await createService(config);
+  const { accounts, app, logger } = service;
   logger.info(
     { database: accounts.db.dialect, limits: accounts.limits.backend, plans: accounts.plans.all().map((p) => p.name) },
     'accounts ready',
@@ -22,25 +17,9 @@ export async function serve(): Promise<void> {
     if (record.revokedAt) logger.warn({ keyId: record.id }, 'SHUTTER_BOOTSTRAP_KEY was revoked and stays revoked');
     else logger.info({ keyId: record.id }, 'bootstrap API key is ready on the operator account (SHUTTER_BOOTSTRAP_KEY)');
   }
-  const adblock = createAdblockStore(config, logger);
-  adblock.start();
-  const engine = createEngine(config, logger, { adblock });
-  await engine.start();
-  const store = await createStore(config, logger);
-  const app = await createApp({
-    engine,
-    keys,
-    accounts,
-    store,
-    publicUrl: config.SHUTTER_PUBLIC_URL,
-    countries: [...config.SHUTTER_PROXIES.keys()].sort(),
-    maxPixels: config.SHUTTER_MAX_PIXELS,
-    logger,
-    version: VERSION,
-    trustProxy: config.SHUTTER_TRUST_PROXY,
-  });
+  await service.start();
   await app.listen({ port: config.SHUTTER_PORT, host: config.SHUTTER_HOST });
-  if ((await keys.countActive()) === 0) {
+  if ((await accounts.keys.countActive()) === 0) {
     console.error(
       [
         '',
@@ -63,10 +42,9 @@ export async function serve(): Promise<void> {
       () => false,
     );
     if (!drained) logger.warn('captures still running after SHUTTER_SHUTDOWN_TIMEOUT; stopping them');
-    await engine.close();
+    await service.engine.close();
     await closing;
-    await store.close();
-    await accounts.close();
+    await service.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

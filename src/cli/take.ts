@@ -1,32 +1,67 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
 import { Timings } from '../capture/timings.js';
 import { loadConfig } from '../config/load.js';
 import { AppError } from '../errors/app-error.js';
-import { withExtension } from '../options/attachment-name.js';
 import { formatOf } from '../formats/registry.js';
+import { withExtension } from '../options/attachment-name.js';
+import { didYouMean } from '../options/did-you-mean.js';
 import { parseTakeOptions } from '../options/parse-take-options.js';
+import { PARAMETER_NAMES, takeSchema } from '../options/schema.js';
+import { createService } from '../service.js';
 import { createLogger } from '../observability/logger.js';
-import { createEngine } from '../service.js';
-import { parseArgs } from './args.js';
+import { parseCommandLine, UsageError } from './args.js';
+
+export const TAKE_USAGE = `usage: shutter take <url|file.html> [-o file|-] [--option value …]
+  Every /v1/take parameter is an option: --format jpg --viewport_width 800 --full_page (--no-full_page).
+  Without -o the file is screenshot.<format>; -o - writes it to standard output.`;
+
+/** The command line's options: every capture parameter (booleans as flags, lists repeatable), plus -o. */
+function takeOptions() {
+  const { properties } = z.toJSONSchema(takeSchema, { io: 'input', unrepresentable: 'any' }) as {
+    properties: Record<string, { type?: string; anyOf?: Array<{ type?: string }> }>;
+  };
+  const options: NonNullable<ParseArgsConfig['options']> = { output: { type: 'string', short: 'o' } };
+  for (const name of PARAMETER_NAMES) {
+    if (name === 'url' || name === 'html') continue;
+    const types = new Set([properties[name]?.type, ...(properties[name]?.anyOf ?? []).map((t) => t.type)]);
+    options[name] = types.has('boolean') ? { type: 'boolean' } : { type: 'string', multiple: types.has('array') };
+  }
+  return options;
+}
 
 /** `shutter take <url|file.html> [-o file] [--option value …]`: one capture, no server. */
 export async function take(argv: readonly string[]): Promise<number> {
-  const { positional, options } = parseArgs(argv, { o: 'output' });
-  const source = positional[0];
-  if (!source) {
-    console.error('usage: shutter take <url|file.html> [-o file|-] [--format png] [--full_page] [--any_option value]');
+  const options = takeOptions();
+  let parsed;
+  try {
+    // --full-page is accepted for --full_page: the API's names use underscores, shells' habits dashes.
+    const normalized = argv.map((a) =>
+      a.replace(/^(--(?:no-)?)([a-z][\w-]*)/, (_, prefix: string, name: string) => prefix + name.replace(/-/g, '_')),
+    );
+    parsed = parseCommandLine(normalized, options, { min: 1, max: 1, name: 'the URL or HTML file to capture' });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const unknown = /Unknown option '--([^']+)'/.exec(error.message)?.[1];
+    const hint = unknown && didYouMean(unknown, Object.keys(options));
+    console.error(`shutter: ${error.message}${hint ? `; did you mean --${hint}?` : ''}\n${TAKE_USAGE}`);
     return 2;
   }
-  const { output, ...raw } = options;
+  const source = parsed.positionals[0]!;
+  const { output, ...raw } = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const isFile = !/^[a-z][a-z0-9+.-]*:/i.test(source) && existsSync(source);
   const input = isFile ? { ...raw, html: readFileSync(source, 'utf8') } : { ...raw, url: source };
   const config = loadConfig();
-  const engine = createEngine(config, createLogger(config.SHUTTER_LOG_LEVEL === 'info' ? 'warn' : config.SHUTTER_LOG_LEVEL));
+  const logger = createLogger(config.SHUTTER_LOG_LEVEL === 'info' ? 'warn' : config.SHUTTER_LOG_LEVEL);
+  // No server and no quota: accounts in memory, no file store.
+  const service = await createService(config, { logger, accounts: 'memory', store: null });
   try {
-    const parsed = parseTakeOptions(input, { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS });
+    const options = parseTakeOptions(input, { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS });
+    await service.start();
     const timings = new Timings();
-    const result = await engine.capture(parsed, timings);
-    const file = output ?? withExtension('screenshot', formatOf(result.format).extension);
+    const result = await service.engine.capture(options, timings);
+    const file = typeof output === 'string' ? output : withExtension('screenshot', formatOf(result.format).extension);
     if (file === '-') process.stdout.write(result.body);
     else writeFileSync(file, result.body);
     if (file !== '-') console.error(`${file}: ${result.body.length} bytes (${timings.toServerTiming()})`);
@@ -37,6 +72,6 @@ export async function take(argv: readonly string[]): Promise<number> {
     for (const d of error.extra.details ?? []) console.error(`  ${d.parameter}: ${d.message}`);
     return 1;
   } finally {
-    await engine.close();
+    await service.close();
   }
 }

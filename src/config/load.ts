@@ -1,9 +1,5 @@
+import { ConfigError } from '../errors/config-error.js';
 import { configSchema, type Config } from './schema.js';
-
-/** Thrown when the environment does not satisfy the config schema; names every bad variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 /** Reads and validates SHUTTER_* variables; empty strings count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { hasValidChecksum } from '../accounts/api-key.js';
-import { DEBIAN_LISTS } from '../capture/blocking/filter-lists.js';
-import { parseCidrList } from '../egress/cidr.js';
-import { parseProxyTable } from '../egress/country-proxies.js';
-import { parseDnsServers } from '../egress/dns-servers.js';
+import { hasValidChecksum } from '../values/api-key.js';
+import { parseCidrList } from '../values/cidr.js';
+import { parseProxyTable } from '../values/proxy-table.js';
+import { parseDnsServers } from '../values/dns-servers.js';
+
+/** EasyList and EasyPrivacy as Debian's webext-ublock-origin-chromium ships them: blocking works offline. */
+const DEBIAN_LISTS = [
+  '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt',
+  '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easyprivacy.txt',
+];
 
 const int = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`;

@@ -13,28 +13,17 @@ export function layout(frame: Frame): string {
   const nav = frame.user
     ? html`<a href="/dashboard">Overview</a><a href="/dashboard/keys">Keys</a><a href="/dashboard/playground">Playground</a>
         <span class="muted">${frame.user.email}</span>
-        <form method="post" action="/dashboard/logout">
-          <input type="hidden" name="csrf" value="${frame.user.csrf}" /> <button class="link" type="submit">Log out</button>
-        </form>`
+        <form method="post" action="/dashboard/logout"><input type="hidden" name="csrf" value="${frame.user.csrf}">
+          <button class="link" type="submit">Log out</button></form>`
     : html`<a href="/dashboard/login">Log in</a><a href="/dashboard/signup">Sign up</a>`;
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${frame.title} · Shutter</title>
-        <link rel="stylesheet" href="/dashboard/assets/style.css" />
-      </head>
-      <body>
-        <header>
-          <div class="bar"><a class="brand" href="/dashboard">Shutter</a>${nav}</div>
-        </header>
-        <main>${frame.body}</main>
-      </body>
-    </html>`.value;
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${frame.title} · Shutter</title><link rel="stylesheet" href="/dashboard/assets/style.css"></head>
+<body><header><div class="bar"><a class="brand" href="/dashboard">Shutter</a>${nav}</div></header>
+<main>${frame.body}</main></body></html>`.value;
 }
 
 /** A hidden CSRF field for a form. */
 export function csrfField(token: string): SafeHtml {
-  return html`<input type="hidden" name="csrf" value="${token}" />`;
+  return html`<input type="hidden" name="csrf" value="${token}">`;
 }

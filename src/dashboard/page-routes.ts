@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { dayOf, periodOf } from '../accounts/period.js';
+import { dayOf, periodOf } from '../usage/period.js';
 import type { AccountServices } from '../accounts/services.js';
-import type { DayUsage } from '../accounts/usage-store.js';
+import type { DayUsage } from '../usage/usage-store.js';
 import { PLAYGROUND_JS, STYLE_CSS } from './assets.js';
 import { sendPage, signedIn } from './forms.js';
 import { overviewPage } from './pages/overview-page.js';

@@ -1,5 +1,5 @@
 import { isAddressAllowed } from './address-policy.js';
-import type { Cidr } from './cidr.js';
+import type { Cidr } from '../values/cidr.js';
 import { resolveHost, type Resolver } from './resolver.js';
 
 /** What the guard decided for one host: the checked addresses to connect to, or why not. */

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import type { Cidr } from './cidr.js';
+import type { Cidr } from '../values/cidr.js';
 
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 

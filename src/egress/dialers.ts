@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 import type { CountryProxies } from './country-proxies.js';
 import type { EgressGate } from './egress-gate.js';
 import { connectToChecked } from './upstream.js';
-import { basicAuth, describeProxy, tunnelThrough, type UpstreamProxy } from './upstream-proxy.js';
+import { describeProxy, type UpstreamProxy } from '../values/proxy-url.js';
+import { basicAuth, tunnelThrough } from './upstream-proxy.js';
 
 /**
  * How the proxy reaches a destination the gate has checked: directly, or through an operator's

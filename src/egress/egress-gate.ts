@@ -3,7 +3,7 @@ import type { LookupFunction, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { createAddressGuard } from './address-guard.js';
 import { isAddressAllowed } from './address-policy.js';
-import type { Cidr } from './cidr.js';
+import type { Cidr } from '../values/cidr.js';
 import { EndpointLog, endpointKey, netErrorName } from './endpoint-log.js';
 import type { Resolver } from './resolver.js';
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Cidr } from './cidr.js';
+import type { Cidr } from '../values/cidr.js';
 import { endpointKeyOfUrl, type EndpointOutcome } from './endpoint-log.js';
 import type { CountryProxies } from './country-proxies.js';
 import { countryDialer, directDialer, type Dialer } from './dialers.js';

@@ -1,6 +1,6 @@
 import { AppError } from '../errors/app-error.js';
 import { createAddressGuard } from './address-guard.js';
-import type { Cidr } from './cidr.js';
+import type { Cidr } from '../values/cidr.js';
 import { bareHost, systemResolver, type Resolver } from './resolver.js';
 
 export type { Resolver } from './resolver.js';

@@ -1,8 +1,7 @@
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { KeyStore } from '../accounts/key-store.js';
-import { accountServicesFor, type AccountServices } from '../accounts/services.js';
+import type { AccountServices } from '../accounts/services.js';
 import type { CaptureEngine } from '../capture/engine.js';
 import { dashboardRoutes } from '../dashboard/routes.js';
 import { AppError } from '../errors/app-error.js';
@@ -21,8 +20,7 @@ import { takeRoutes } from './routes/take.js';
 /** Everything the HTTP layer needs, injected so tests can swap the engine. */
 export interface AppDeps {
   engine: CaptureEngine;
-  keys: KeyStore;
-  /** Accounts, plans, usage and limits; `keys` is `accounts.keys`. */
+  /** Accounts, keys, plans, usage and limits. */
   accounts: AccountServices;
   logger: Logger;
   version: string;
@@ -37,14 +35,10 @@ export interface AppDeps {
   publicUrl?: string;
 }
 
-/** What createApp takes: without `accounts`, they are built over `keys` (default plans, in-memory limits). */
-export type AppOptions = Omit<AppDeps, 'accounts'> & { accounts?: AccountServices };
-
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /** Builds the Fastify app; the caller decides whether to listen or inject. */
-export async function createApp(options: AppOptions): Promise<FastifyInstance> {
-  const deps: AppDeps = { ...options, accounts: options.accounts ?? accountServicesFor(options.keys) };
+export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyRecord } from '../accounts/key-store.js';
 import type { AccountServices } from '../accounts/services.js';
 import { AppError } from '../errors/app-error.js';
-import type { Admission, Caller } from '../ratelimit/meter.js';
+import type { Admission, Caller } from '../accounts/meter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,4 +1,4 @@
-import type { Period } from '../accounts/period.js';
+import type { Period } from '../usage/period.js';
 
 /** A unit of quota held by a capture in flight. */
 export interface Reservation {

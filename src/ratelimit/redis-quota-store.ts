@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { recordCapture, UsageStore } from '../accounts/usage-store.js';
-import type { Period } from '../accounts/period.js';
+import { recordCapture, UsageStore } from '../usage/usage-store.js';
+import type { Period } from '../usage/period.js';
 import type { Db } from '../db/database.js';
 import { RESERVATION_TTL_MS, type QuotaStore } from './quota-store.js';
 import type { RedisHandle } from './redis.js';

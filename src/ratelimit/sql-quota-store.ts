@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { recordCapture, UsageStore } from '../accounts/usage-store.js';
+import { recordCapture, UsageStore } from '../usage/usage-store.js';
 import type { Db } from '../db/database.js';
 import { RESERVATION_TTL_MS, type QuotaStore } from './quota-store.js';
 

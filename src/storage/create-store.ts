@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config/load.js';
+import { ConfigError } from '../errors/config-error.js';
 import type { Config } from '../config/schema.js';
 import type { FileStore } from './file-store.js';
 import { LocalStore } from './local-store.js';

@@ -4,18 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import sharp from 'sharp';
-import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';
+import type { KeyStore } from '../../src/accounts/key-store.js';
 import type { ChromiumEngine } from '../../src/capture/chromium-engine.js';
 import { loadConfig } from '../../src/config/load.js';
-import { openSqlite } from '../../src/db/sqlite.js';
 import type { Resolver } from '../../src/egress/resolver.js';
-import { createApp } from '../../src/http/app.js';
-import { createEngine } from '../../src/service.js';
+import { createEngine, createService } from '../../src/service.js';
 
 export interface Service {
   app: FastifyInstance;
   engine: ChromiumEngine;
-  keys: SqliteKeyStore;
+  keys: KeyStore;
   /** A valid API key for the apikey header. */
   apiKey: string;
   close(): Promise<void>;
@@ -31,7 +29,7 @@ export interface ServiceOptions {
   resolve?: Resolver;
 }
 
-/** The real service in-process: Chromium engine, in-memory key store, Fastify app. */
+/** The real service in-process (createService): Chromium engine, in-memory accounts, Fastify app. */
 export async function startService(options: ServiceOptions = {}): Promise<Service> {
   const dataDir = await mkdtemp(join(tmpdir(), 'shutter-e2e-'));
   const logger = pino({ level: 'silent' });
@@ -41,38 +39,27 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     SHUTTER_DATA_DIR: dataDir,
     ...options.env,
   });
+  // The engine's concrete type stays visible to tests (pool status, browser restarts).
   const engine = createEngine(config, logger, { resolve: options.resolve });
-  const keys = new SqliteKeyStore(openSqlite(':memory:'));
-  let app: FastifyInstance | undefined;
+  let service: Awaited<ReturnType<typeof createService>> | undefined;
   try {
-    if (options.startBrowser ?? true) await engine.start();
-    const { key } = await keys.create({ name: 'e2e' });
-    app = await createApp({
-      engine,
-      keys,
-      logger,
-      version: 'test',
-      countries: [...config.SHUTTER_PROXIES.keys()].sort(),
-      maxPixels: config.SHUTTER_MAX_PIXELS,
-    });
-    await app.ready();
-    const ready = app;
+    service = await createService(config, { logger, engine, accounts: 'memory', store: null, version: 'test' });
+    if (options.startBrowser ?? true) await service.start();
+    const { key } = await service.accounts.keys.create({ name: 'e2e' });
+    await service.app.ready();
+    const ready = service;
     return {
-      app: ready,
+      app: ready.app,
       engine,
-      keys,
+      keys: ready.accounts.keys,
       apiKey: key,
       async close() {
         await ready.close();
-        await engine.close();
-        keys.close();
         await rm(dataDir, { recursive: true, force: true });
       },
     };
   } catch (error) {
-    await app?.close();
-    await engine.close();
-    keys.close();
+    await (service ? service.close() : engine.close());
     await rm(dataDir, { recursive: true, force: true });
     throw error;
   }

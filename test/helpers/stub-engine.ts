@@ -6,12 +6,13 @@ import type { Account } from '../../src/accounts/account-store.js';
 import type { ApiKeyRecord } from '../../src/accounts/key-store.js';
 import type { Plans } from '../../src/accounts/plans.js';
 import { createAccountServices, type AccountServices } from '../../src/accounts/services.js';
-import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';
+import type { KeyStore } from '../../src/accounts/key-store.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from '../../src/capture/engine.js';
 import type { PendingRequest } from '../../src/capture/steps/request-tracker.js';
 import type { Timings } from '../../src/capture/timings.js';
-import { openSqlite } from '../../src/db/sqlite.js';
-import { createApp } from '../../src/http/app.js';
+import { openSqlite, sqliteDb } from '../../src/db/sqlite.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createService } from '../../src/service.js';
 import type { FileStore } from '../../src/storage/file-store.js';
 import { formatOf, type Format } from '../../src/formats/registry.js';
 import type { TakeOptions } from '../../src/options/schema.js';
@@ -149,7 +150,7 @@ export interface TestApp {
   /** The secret of the key created for the test. */
   key: string;
   record: ApiKeyRecord;
-  keys: SqliteKeyStore;
+  keys: KeyStore;
   engine: StubEngine;
   db: Database.Database;
   /** Accounts, plans, usage and limits over the same in-memory database. */
@@ -158,13 +159,11 @@ export interface TestApp {
   account: Account;
 }
 
-/** The HTTP app over an in-memory key store holding one key, a stub engine and a silent logger. */
+/** The HTTP app over an in-memory database holding one key, a stub engine and a silent logger. */
 export async function buildTestApp(overrides: TestAppOverrides = {}): Promise<TestApp> {
-  const db = openSqlite(':memory:');
-  const keys = new SqliteKeyStore(db);
+  const db = await openSqlite(':memory:');
   const accounts = createAccountServices({
-    db: keys.db,
-    keys,
+    db: sqliteDb(db),
     plans: overrides.plans,
     clock: overrides.clock,
     signups: overrides.signups,
@@ -175,20 +174,21 @@ export async function buildTestApp(overrides: TestAppOverrides = {}): Promise<Te
         return r.value;
       })
     : await accounts.accounts.ensureOperator();
-  const { key, record } = await keys.create({ name: 'test', accountId: account.id });
+  const { key, record } = await accounts.keys.create({ name: 'test', accountId: account.id });
   const engine = overrides.engine ?? new StubEngine(overrides.stub);
-  const logger = overrides.logger ?? pino({ level: 'silent' });
-  const app = await createApp({
+  const config = loadConfig({
+    SHUTTER_TRUST_PROXY: overrides.trustProxy ? '1' : '0',
+    SHUTTER_PUBLIC_URL: overrides.publicUrl ?? '',
+    // Countries with a proxy the stub engine never dials.
+    SHUTTER_PROXIES: JSON.stringify(Object.fromEntries((overrides.countries ?? []).map((c) => [c, 'http://127.0.0.1:9']))),
+  });
+  const { app } = await createService(config, {
     engine,
-    keys,
     accounts,
-    logger,
+    logger: overrides.logger ?? pino({ level: 'silent' }),
     version: overrides.version ?? 'test',
-    trustProxy: overrides.trustProxy ?? false,
-    ...(overrides.countries ? { countries: overrides.countries } : {}),
-    ...(overrides.store ? { store: overrides.store } : {}),
-    ...(overrides.publicUrl ? { publicUrl: overrides.publicUrl } : {}),
+    store: overrides.store ?? null,
   });
   await app.ready();
-  return { app, key, record, keys, engine, db, accounts, account };
+  return { app, key, record, keys: accounts.keys, engine, db, accounts, account };
 }

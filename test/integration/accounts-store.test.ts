@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../src/accounts/account-store.js';
-import { hashApiKey } from '../../src/accounts/api-key.js';
+import { hashApiKey } from '../../src/values/api-key.js';
 import { ensureBootstrapKey } from '../../src/accounts/bootstrap.js';
 import type { AccountServices } from '../../src/accounts/services.js';
 import { SqliteKeyStore } from '../../src/accounts/sqlite-key-store.js';

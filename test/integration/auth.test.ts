@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { generateApiKey } from '../../src/accounts/api-key.js';
+import { generateApiKey } from '../../src/values/api-key.js';
 import { buildTestApp, type TestApp } from '../helpers/stub-engine.js';
 
 const TAKE = '/v1/take?url=https%3A%2F%2Fexample.com%2F';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../src/accounts/account-store.js';
-import { periodOf } from '../../src/accounts/period.js';
+import { periodOf } from '../../src/usage/period.js';
 import type { AccountServices } from '../../src/accounts/services.js';
 import { RESERVATION_TTL_MS, type QuotaDecision } from '../../src/ratelimit/quota-store.js';
 import { BACKENDS, testPlace, type TestPlace } from '../helpers/db.js';

@@ -1,12 +1,13 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { periodOf } from '../../src/accounts/period.js';
+import { periodOf } from '../../src/usage/period.js';
 import { DEFAULT_PLANS, Plans } from '../../src/accounts/plans.js';
 import type { AccountServices } from '../../src/accounts/services.js';
 import type { Timings } from '../../src/capture/timings.js';
 import { AppError } from '../../src/errors/app-error.js';
-import { createApp } from '../../src/http/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createService } from '../../src/service.js';
 import type { TakeOptions } from '../../src/options/schema.js';
 import { BACKENDS, testPlace, type TestPlace } from '../helpers/db.js';
 import { StubEngine } from '../helpers/stub-engine.js';
@@ -44,7 +45,7 @@ describe.runIf(multiInstance.length > 0).each(multiInstance)('two instances on %
     for (let i = 0; i < 2; i++) {
       const services = await place.open({ plans: PLANS });
       const engine = new FlakyEngine({ delayMs: 15 });
-      const app = await createApp({ engine, keys: services.keys, accounts: services, logger: pino({ level: 'silent' }), version: 'test' });
+      const { app } = await createService(loadConfig({}), { engine, accounts: services, store: null, logger: pino({ level: 'silent' }) });
       await app.ready();
       instances.push({ app, services, engine });
     }

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { periodOf } from '../../src/accounts/period.js';
+import { periodOf } from '../../src/usage/period.js';
 import { DEFAULT_PLANS, Plans } from '../../src/accounts/plans.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { buildTestApp, type TestApp, type TestAppOverrides } from '../helpers/stub-engine.js';

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUpstreamProxy, tunnelThrough } from '../../src/egress/upstream-proxy.js';
+import { tunnelThrough } from '../../src/egress/upstream-proxy.js';
+import { parseUpstreamProxy } from '../../src/values/proxy-url.js';
 import { startHttpProxy, startSocksProxy } from '../helpers/recording-proxy.js';
 
 let origin: Server;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors/config-error.js';
 
 /** The settings of accounts and limits: validated at start, naming the variable. */
 describe('accounts configuration', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashPassword, verifyPassword } from '../../src/accounts/password.js';
-import { dayOf, periodOf, secondsUntil } from '../../src/accounts/period.js';
+import { dayOf, periodOf, secondsUntil } from '../../src/usage/period.js';
 
 describe('passwords', () => {
   it('hashes with scrypt and a fresh salt, and verifies only the same password', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PLANS, loadPlans, Plans } from '../../src/accounts/plans.js';
-import { ConfigError } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors/config-error.js';
 
 let dir: string;
 beforeAll(async () => {

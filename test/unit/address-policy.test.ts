@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAddressAllowed } from '../../src/egress/address-policy.js';
-import { parseCidrList } from '../../src/egress/cidr.js';
+import { parseCidrList } from '../../src/values/cidr.js';
 
 const NONE = parseCidrList('');
 

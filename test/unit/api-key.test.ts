@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey, hasValidChecksum, KEY_PREFIX } from '../../src/accounts/api-key.js';
+import { generateApiKey, hashApiKey, hasValidChecksum, KEY_PREFIX } from '../../src/values/api-key.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_FORMAT = /^shk_[0-9A-Za-z]{32}[0-9A-Za-z]{6}$/;

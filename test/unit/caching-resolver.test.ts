@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCachingResolver } from '../../src/egress/caching-resolver.js';
-import { parseDnsServers } from '../../src/egress/dns-servers.js';
+import { parseDnsServers } from '../../src/values/dns-servers.js';
 import { parseHosts } from '../../src/egress/hosts-file.js';
 import { parseResolvConf, searchCandidates } from '../../src/egress/resolv-conf.js';
 import { startDnsStub, type DnsStub } from '../helpers/dns-stub.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeConfig, loadConfig } from '../../src/config/load.js';
+import { describeConfig, loadConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors/config-error.js';
 import { configSchema } from '../../src/config/schema.js';
 
 /** The message of the ConfigError loadConfig throws for env. */

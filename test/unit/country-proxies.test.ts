@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CountryProxies, parseProxyTable } from '../../src/egress/country-proxies.js';
+import { CountryProxies } from '../../src/egress/country-proxies.js';
+import { parseProxyTable } from '../../src/values/proxy-table.js';
 
 describe('SHUTTER_PROXIES parsing', () => {
   it('accepts one URL or a list per lowercase country code, with credentials', () => {

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import { connect, type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseCidrList } from '../../src/egress/cidr.js';
+import { parseCidrList } from '../../src/values/cidr.js';
 import { EgressProxy } from '../../src/egress/egress-proxy.js';
 import { staticResolver, type Resolver } from '../../src/egress/resolver.js';
 import { startCanary, type Canary } from '../fixtures/security/servers.js';

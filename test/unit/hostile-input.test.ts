@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/accounts/api-key.js';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { generateApiKey } from '../../src/values/api-key.js';
+import { loadConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors/config-error.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { toErrorResponse } from '../../src/http/error-response.js';
 import { parseTakeOptions } from '../../src/options/parse-take-options.js';

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import TurndownService from 'turndown';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { periodOf } from '../../src/accounts/period.js';
+import { periodOf } from '../../src/usage/period.js';
 import { Timings } from '../../src/capture/timings.js';
 import { htmlToMarkdown } from '../../src/encoders/markdown.js';
 import { AppError } from '../../src/errors/app-error.js';

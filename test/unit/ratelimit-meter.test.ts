@@ -5,7 +5,7 @@ import type { Plan } from '../../src/accounts/plans.js';
 import { createAccountServices } from '../../src/accounts/services.js';
 import { openDatabase } from '../../src/db/database.js';
 import { AppError } from '../../src/errors/app-error.js';
-import { quotaHeaders, rateHeaders, type Caller } from '../../src/ratelimit/meter.js';
+import { quotaHeaders, rateHeaders, type Caller } from '../../src/accounts/meter.js';
 
 /** The meter alone: headers, what is charged, and that no slot or reservation leaks on any path. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { parseCidrList } from '../../src/egress/cidr.js';
+import { parseCidrList } from '../../src/values/cidr.js';
 import { createTargetCheck, type Resolver } from '../../src/egress/target-check.js';
 import { AppError } from '../../src/errors/app-error.js';
 

@@ -3,12 +3,6 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 
-/** EasyList and EasyPrivacy as Debian's webext-ublock-origin-chromium ships them: blocking works offline. */
-export const DEBIAN_LISTS = [
-  '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt',
-  '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easyprivacy.txt',
-];
-
 const FETCH_TIMEOUT_MS = 30_000;
 
 /**

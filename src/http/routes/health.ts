@@ -7,7 +7,10 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const browser = deps.engine.ready();
-    const [database, limits] = await Promise.all([answers(() => deps.keys.countActive()), answers(() => deps.accounts.limits.ping())]);
+    const [database, limits] = await Promise.all([
+      answers(() => deps.accounts.keys.countActive()),
+      answers(() => deps.accounts.limits.ping()),
+    ]);
     const ready = browser && database && limits;
     return reply
       .code(ready ? 200 : 503)

@@ -26,7 +26,7 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
       const captured = await deps.engine.capture(options, timings);
       return { result: captured, stored: options.upload ? await storeCapture(deps.store, options, captured) : undefined };
     });
-    deps.keys.touch(request.apiKey!.id);
+    deps.accounts.keys.touch(request.apiKey!.id);
     if (stored) return sendStored(request, reply, result, stored, deps.publicUrl, timings.toServerTiming());
     return sendCapture(reply, options, result, timings);
   };

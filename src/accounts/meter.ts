@@ -1,10 +1,10 @@
-import type { Account } from '../accounts/account-store.js';
-import type { ApiKeyRecord } from '../accounts/key-store.js';
-import { periodOf, secondsUntil, type Period } from '../accounts/period.js';
-import type { Plan } from '../accounts/plans.js';
+import type { Account } from './account-store.js';
+import type { ApiKeyRecord } from './key-store.js';
+import { periodOf, secondsUntil, type Period } from '../usage/period.js';
+import type { Plan } from './plans.js';
 import { AppError } from '../errors/app-error.js';
-import type { Limits } from './limits.js';
-import type { RateState } from './rate-limiter.js';
+import type { Limits } from '../ratelimit/limits.js';
+import type { RateState } from '../ratelimit/rate-limiter.js';
 
 /** Who is calling: the key, its account and the account's plan. */
 export interface Caller {
