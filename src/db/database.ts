@@ -28,5 +28,5 @@ export async function openDatabase(location: DatabaseLocation): Promise<Db> {
     return openPostgres(location.url, { schema: location.schema });
   }
   const { openSqlite, sqliteDb } = await import('./sqlite.js');
-  return sqliteDb(openSqlite(location.sqliteFile));
+  return sqliteDb(await openSqlite(location.sqliteFile));
 }

@@ -1,88 +1,72 @@
-import { randomUUID } from 'node:crypto';
-import { sql, type CompiledQuery, type Compilable, type Kysely, type RawBuilder } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { apiKeys } from './migrations/001-api-keys.js';
+import { accountsUsageSessions, OPERATOR_EMAIL } from './migrations/002-accounts-usage-sessions.js';
 
-/** The account that owns keys made without one (CLI without --email, the bootstrap key, keys from before accounts). */
-export const OPERATOR_EMAIL = 'operator@localhost';
+export { OPERATOR_EMAIL };
 
-/** One schema change as dialect-neutral statements, compiled for SQLite or Postgres by the runner. */
-export interface Migration {
-  name: string;
-  statements(db: Kysely<unknown>): Array<Compilable | RawBuilder<unknown>>;
+/**
+ * Every schema change, one file each under `migrations/`; append only. Kysely's Migrator applies them in
+ * name order and records each in `kysely_migration`. The names are the ones the hand-written runner
+ * before it used, so the legacy records (SQLite `user_version`, Postgres `shutter_migrations`) map onto them.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
+  '001_api_keys': apiKeys,
+  '002_accounts_usage_sessions': accountsUsageSessions,
+});
+
+/** The migration names in the order they apply (legacy version N is the Nth). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
+
+/** The migrations for Kysely's Migrator, from code (not files: the service runs from `dist/`). */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => ({ ...MIGRATIONS }),
+};
+
+/** One migration the runner before Kysely's Migrator applied: its 1-based version and when. */
+export interface LegacyMigration {
+  version: number;
+  appliedAt: string;
 }
 
-/** The SQL of every statement of a migration, for the dialect `db` was made with. */
-export function compileMigration(migration: Migration, db: Kysely<unknown>): CompiledQuery[] {
-  return migration.statements(db).map((s) => ('isRawBuilder' in s ? s.compile(db) : s.compile()));
+interface MigrationTables {
+  kysely_migration: { name: string; timestamp: string };
 }
 
 /**
- * Every schema change, in order; append only. SQLite files record the count in `user_version`
- * (version 1 is the key table the service shipped with), Postgres in `shutter_migrations`.
+ * Adopts the record of the runner before Kysely's Migrator: when the database has `legacy` migrations but
+ * `kysely_migration` is empty (or missing), creates that table and records them there as executed, so the
+ * Migrator applies only the rest. Does nothing once `kysely_migration` has rows. Returns the names it recorded.
  */
-export const MIGRATIONS: Migration[] = [
-  {
-    name: '001_api_keys',
-    statements: (db) => [
-      db.schema
-        .createTable('api_keys')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('prefix', 'text', (c) => c.notNull())
-        .addColumn('last4', 'text', (c) => c.notNull())
-        .addColumn('hash', 'text', (c) => c.notNull().unique())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('last_used_at', 'text')
-        .addColumn('revoked_at', 'text'),
-    ],
-  },
-  {
-    name: '002_accounts_usage_sessions',
-    statements: (db) => [
-      db.schema
-        .createTable('accounts')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('email', 'text', (c) => c.notNull().unique())
-        .addColumn('password_hash', 'text')
-        .addColumn('plan', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull()),
-      // Nullable because SQLite cannot add a NOT NULL column to a table with rows; the code always sets it.
-      db.schema.alterTable('api_keys').addColumn('account_id', 'text', (c) => c.references('accounts.id')),
-      db.schema.createIndex('api_keys_account').on('api_keys').columns(['account_id', 'revoked_at']),
-      // Keys made before accounts existed were the operator's: give them to the operator account (plan scale).
-      sql`INSERT INTO accounts (id, email, password_hash, plan, created_at)
-          SELECT ${randomUUID()}, ${OPERATOR_EMAIL}, NULL, 'scale', ${new Date().toISOString()}
-          WHERE EXISTS (SELECT 1 FROM api_keys WHERE account_id IS NULL)`,
-      sql`UPDATE api_keys SET account_id = (SELECT id FROM accounts WHERE email = ${OPERATOR_EMAIL})
-          WHERE account_id IS NULL`,
-      db.schema
-        .createTable('usage_daily')
-        .addColumn('key_id', 'text', (c) => c.notNull().references('api_keys.id'))
-        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
-        .addColumn('day', 'text', (c) => c.notNull())
-        .addColumn('captures', 'integer', (c) => c.notNull())
-        .addPrimaryKeyConstraint('usage_daily_pk', ['key_id', 'day']),
-      db.schema.createIndex('usage_daily_account_day').on('usage_daily').columns(['account_id', 'day']),
-      db.schema
-        .createTable('quota_usage')
-        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
-        .addColumn('period', 'text', (c) => c.notNull())
-        .addColumn('used', 'integer', (c) => c.notNull())
-        .addPrimaryKeyConstraint('quota_usage_pk', ['account_id', 'period']),
-      db.schema
-        .createTable('quota_reservations')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('account_id', 'text', (c) => c.notNull())
-        .addColumn('period', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull()),
-      db.schema.createIndex('quota_reservations_account').on('quota_reservations').columns(['account_id', 'period']),
-      db.schema
-        .createTable('sessions')
-        .addColumn('id_hash', 'text', (c) => c.primaryKey())
-        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
-        .addColumn('csrf', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull()),
-      db.schema.createIndex('sessions_account').on('sessions').column('account_id'),
-    ],
-  },
-];
+export async function adoptLegacyMigrations(
+  db: Kysely<unknown>,
+  legacy: readonly LegacyMigration[],
+  schema: string | undefined,
+): Promise<string[]> {
+  if (legacy.length === 0) return [];
+  const rows = legacy.map(({ version, appliedAt }) => {
+    const name = MIGRATION_NAMES[version - 1];
+    if (!name) throw new Error(`the database records migration version ${version}, which this build of Shutter does not have`);
+    return { name, timestamp: appliedAt };
+  });
+  const typed = db as unknown as Kysely<MigrationTables>;
+  // The same table Kysely's Migrator creates (it leaves an existing one alone).
+  await (schema ? typed.schema.withSchema(schema) : typed.schema)
+    .createTable(DEFAULT_MIGRATION_TABLE)
+    .ifNotExists()
+    .addColumn('name', 'varchar(255)', (c) => c.notNull().primaryKey())
+    .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
+    .execute();
+  const table = schema ? typed.withSchema(schema) : typed;
+  const recorded = await table.selectFrom('kysely_migration').select('name').limit(1).execute();
+  if (recorded.length > 0) return [];
+  await table.insertInto('kysely_migration').values(rows).execute();
+  return rows.map((r) => r.name);
+}
+
+/** A clear error for a failed `migrateToLatest`, naming the migration that failed, with the cause attached. */
+export function migrationError(where: string, result: MigrationResultSet): Error {
+  const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
+  const cause = result.error;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new Error(`migrating ${where} failed${failed ? ` in migration ${failed}` : ''}: ${message}`, { cause });
+}

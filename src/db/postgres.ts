@@ -1,12 +1,14 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from './database.js';
-import { compileMigration, MIGRATIONS } from './migrations.js';
+import { adoptLegacyMigrations, migrationError, migrationProvider, type LegacyMigration } from './migrations.js';
 import type { Tables } from './tables.js';
 
-/** Any fixed number: instances starting together take turns migrating. */
+/** Any fixed number: instances starting together take turns creating the schema and adopting the legacy record. */
 const MIGRATION_LOCK = 7_470_181;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Where the runner before Kysely's Migrator recorded its migrations (one row per version). */
+const LEGACY_TABLE = 'shutter_migrations';
 
 /** Opens a Postgres pool (optionally inside its own schema) and applies pending migrations. */
 export async function openPostgres(url: string, options: { schema?: string | undefined } = {}): Promise<Db> {
@@ -29,7 +31,7 @@ export async function openPostgres(url: string, options: { schema?: string | und
     },
   };
   try {
-    await migrate(kysely, schema);
+    await migrate(kysely as unknown as Kysely<unknown>, schema);
   } catch (error) {
     await db.close();
     throw error;
@@ -37,23 +39,41 @@ export async function openPostgres(url: string, options: { schema?: string | und
   return db;
 }
 
-async function migrate(kysely: Kysely<Tables>, schema: string | undefined): Promise<void> {
-  await kysely.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
-    // Under the lock: CREATE SCHEMA IF NOT EXISTS is not safe against itself running concurrently.
-    if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(trx);
-    await sql`CREATE TABLE IF NOT EXISTS shutter_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at text NOT NULL)`.execute(
-      trx,
-    );
-    const done = await sql<{ n: number }>`SELECT CAST(COUNT(*) AS integer) AS n FROM shutter_migrations`.execute(trx);
-    const version = done.rows[0]?.n ?? 0;
-    const untyped = trx as unknown as Kysely<unknown>;
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      const migration = MIGRATIONS[v]!;
-      for (const query of compileMigration(migration, untyped)) await trx.executeQuery(query);
-      await sql`INSERT INTO shutter_migrations (version, name, applied_at) VALUES (${v + 1}, ${migration.name}, ${new Date().toISOString()})`.execute(
-        trx,
-      );
+/**
+ * Creates the schema, adopts the legacy `shutter_migrations` record and runs Kysely's Migrator, all while
+ * holding a session advisory lock on one connection, so instances starting together go one at a time
+ * (the Migrator itself locks the migrations too). Kysely's tables live in the schema the app's tables do.
+ */
+async function migrate(db: Kysely<unknown>, schema: string | undefined): Promise<void> {
+  await db.connection().execute(async (conn) => {
+    await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+    try {
+      const tableSchema = await conn.transaction().execute(async (trx) => {
+        // CREATE SCHEMA IF NOT EXISTS is not safe against itself running concurrently: hence the lock.
+        if (schema) await sql`CREATE SCHEMA IF NOT EXISTS ${sql.id(schema)}`.execute(trx);
+        const current = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(trx);
+        const where = schema ?? current.rows[0]?.schema ?? undefined;
+        if (where) await adoptLegacyMigrations(trx, await legacyMigrations(trx, where), where);
+        return where;
+      });
+      const result = await new Migrator({
+        db,
+        provider: migrationProvider,
+        ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
+      }).migrateToLatest();
+      if ('error' in result) throw migrationError(`the Postgres database${schema ? ` (schema ${schema})` : ''}`, result);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
     }
   });
+}
+
+/** The versions the runner before Kysely's Migrator applied in `schema` (none when it never ran there). */
+async function legacyMigrations(db: Kysely<unknown>, schema: string): Promise<LegacyMigration[]> {
+  const exists = await sql<{ found: boolean }>`SELECT EXISTS (
+      SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = ${schema} AND tablename = ${LEGACY_TABLE}) AS found`.execute(db);
+  if (!exists.rows[0]?.found) return [];
+  const rows = await sql<LegacyMigration>`SELECT version, applied_at AS "appliedAt"
+      FROM ${sql.table(`${schema}.${LEGACY_TABLE}`)} ORDER BY version`.execute(db);
+  return rows.rows;
 }

@@ -1,34 +1,66 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Db } from './database.js';
-import { compileMigration, MIGRATIONS } from './migrations.js';
+import { adoptLegacyMigrations, migrationError, migrationProvider, type LegacyMigration } from './migrations.js';
 import type { Tables } from './tables.js';
 
 /**
- * Opens (creating if needed) the SQLite file and applies pending migrations in order.
- * Synchronous, so callers can build a store in one expression; the version lives in `user_version`.
+ * Opens of one file in this process, so they take turns: a second connection's BEGIN IMMEDIATE would wait
+ * synchronously (busy_timeout) for the first, which could not finish its migrations meanwhile.
  */
-export function openSqlite(file: string): Database.Database {
+const opening = new Map<string, Promise<unknown>>();
+
+/**
+ * Opens (creating if needed) the SQLite file and applies pending migrations with Kysely's Migrator
+ * (recorded in `kysely_migration`). A file from before the Migrator (its count in `user_version`) is adopted in place.
+ */
+export async function openSqlite(file: string): Promise<Database.Database> {
+  if (file === ':memory:') return openNow(file);
+  const key = resolve(file);
+  const current = (opening.get(key) ?? Promise.resolve()).catch(() => undefined).then(() => openNow(file));
+  opening.set(key, current);
+  try {
+    return await current;
+  } finally {
+    if (opening.get(key) === current) opening.delete(key);
+  }
+}
+
+async function openNow(file: string): Promise<Database.Database> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const sqlite = new Database(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  // Kysely here only compiles the migrations' statements; better-sqlite3 runs them synchronously.
-  const compiler = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const version = sqlite.pragma('user_version', { simple: true }) as number;
-  const apply = sqlite.transaction(() => {
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      for (const query of compileMigration(MIGRATIONS[v]!, compiler)) {
-        sqlite.prepare(query.sql).run(...(query.parameters as unknown[]));
-      }
-    }
-    sqlite.pragma(`user_version = ${MIGRATIONS.length}`);
-  });
-  apply();
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    await migrate(sqlite, file);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
   return sqlite;
+}
+
+async function migrate(sqlite: Database.Database, file: string): Promise<void> {
+  // Not destroyed afterwards: that would close the file the caller gets.
+  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Kysely runs SQLite migrations outside a transaction; one IMMEDIATE transaction around the adoption and
+  // every migration makes them all-or-nothing, and makes a second process opening the file wait its turn.
+  sqlite.exec('BEGIN IMMEDIATE');
+  try {
+    const version = sqlite.pragma('user_version', { simple: true }) as number;
+    const appliedAt = new Date().toISOString();
+    const legacy: LegacyMigration[] = Array.from({ length: version }, (_, i) => ({ version: i + 1, appliedAt }));
+    await adoptLegacyMigrations(db, legacy, undefined);
+    const result = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+    if ('error' in result) throw migrationError(`the SQLite database ${file}`, result);
+    sqlite.exec('COMMIT');
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 /** The query layer over an open SQLite database; closing it closes the file. */

@@ -198,7 +198,7 @@ describe('migrations', () => {
       old.pragma('user_version = 1');
       old.close();
 
-      const keys = new SqliteKeyStore(openSqlite(file));
+      const keys = new SqliteKeyStore(await openSqlite(file));
       const record = await keys.findActive('legacy-secret-0123456789');
       expect(record).toMatchObject({ id: 'old-key', name: 'legacy' });
       const db = await openDatabase({ sqliteFile: file });
@@ -215,9 +215,10 @@ describe('migrations', () => {
     const dir = await mkdtemp(join(tmpdir(), 'shutter-migrate-'));
     try {
       const file = join(dir, 'nested', 'shutter.db');
-      openSqlite(file).close();
-      const again = openSqlite(file);
-      expect(again.pragma('user_version', { simple: true })).toBe(2);
+      (await openSqlite(file)).close();
+      const again = await openSqlite(file);
+      const applied = again.prepare('SELECT name FROM kysely_migration ORDER BY name').pluck().all();
+      expect(applied).toEqual(['001_api_keys', '002_accounts_usage_sessions']);
       again.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -229,8 +230,8 @@ describe('migrations', () => {
     try {
       const all = await Promise.all(Array.from({ length: 3 }, () => place.open()));
       const rows = await all[0]!.db.kysely
-        .selectFrom('shutter_migrations' as never)
-        .select(['version' as never])
+        .selectFrom('kysely_migration' as never)
+        .select(['name' as never])
         .execute();
       expect(rows).toHaveLength(2);
     } finally {
