@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { AppError } from '../errors/app-error.js';
-import { parsePdfMargin, type PdfMargin } from '../options/pdf-values.js';
+import type { PdfMargin } from '../options/pdf-values.js';
 import type { TakeOptions } from '../options/schema.js';
 
 const PX_PER_UNIT: Record<string, number> = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 };
@@ -13,7 +13,7 @@ const toPx = (length: string) => {
 /** Prints the page to PDF with the pdf_* options, in the chosen CSS media type. */
 export async function renderPdf(page: Page, options: TakeOptions, maxHeightPx: number): Promise<Buffer> {
   await page.emulateMedia({ media: options.pdf_media_type });
-  const margin = parsePdfMargin(options.pdf_margin)!;
+  const margin = options.pdf_margin;
   const common = {
     margin,
     printBackground: options.pdf_print_background,

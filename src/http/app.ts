@@ -11,6 +11,7 @@ import { toErrorResponse } from './error-response.js';
 import { limitParameters, parseFormBody } from './parameter-limit.js';
 import { requestIdFor } from './request-id.js';
 import type { FileStore } from '../storage/file-store.js';
+import { deviceRoutes } from './routes/devices.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -98,6 +99,7 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   takeRoutes(app, deps);
   statusRoutes(app, deps);
   openApiRoutes(app, deps);
+  deviceRoutes(app);
   fileRoutes(app, deps);
   await dashboardRoutes(app, deps.accounts);
   return app;

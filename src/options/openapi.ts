@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors/error-codes.js';
 import { OUTPUT_FORMATS } from '../formats/registry.js';
-import { PARAMETER_NAMES, parameterMeta, takeSchema } from './schema.js';
+import { PARAMETER_NAMES, parameterMeta, takeParameters, takeSchema, type ParameterName } from './schema.js';
 
 /** Our docs metadata is not JSON Schema; OpenAPI wants extensions prefixed with x-. */
 const EXTENSION_KEYS = ['allowed', 'formats', 'example', 'default'] as const;
@@ -19,6 +19,12 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         delete property[key];
       }
     }
+    delete property.jsonDefault;
+    const value = jsonDefault(name as ParameterName);
+    if (value !== undefined) property.default = value;
+    // How the reference states it, e.g. timeout's "60, or 12 where the cap is 12".
+    const stated = parameterMeta(name as ParameterName).default;
+    if (stated !== undefined) property['x-default'] = stated;
     if (name === 'hide_selectors') property['x-aliases'] = ['hide_selectors[]'];
   }
   const queryParameters = PARAMETER_NAMES.map((name) => ({
@@ -92,4 +98,18 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       '/v1/status': { get: { summary: 'The calling key and the service', responses: { 200: { description: 'Status' } } } },
     },
   };
+}
+
+/**
+ * The JSON Schema default of a parameter: the schema's own default as a caller would send it, or
+ * the one its metadata states where the real one depends on other parameters (timeout).
+ */
+function jsonDefault(name: ParameterName): unknown {
+  const meta = parameterMeta(name);
+  if (meta.jsonDefault !== undefined) return meta.jsonDefault;
+  const parsed = takeParameters[name].safeParse(undefined);
+  if (!parsed.success || parsed.data === undefined) return undefined;
+  const primitive = (v: unknown) => v === null || typeof v !== 'object';
+  if (primitive(parsed.data) || (Array.isArray(parsed.data) && parsed.data.every(primitive))) return parsed.data;
+  return meta.default; // parsed into a structure (pdf_margin): the text form
 }

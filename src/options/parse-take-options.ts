@@ -5,7 +5,7 @@ import { isValidAttachmentName } from './attachment-name.js';
 import { didYouMean } from './did-you-mean.js';
 import { formatOf, SHORT_CAP_FORMATS } from '../formats/registry.js';
 import { pixelBudgetProblems } from './pixel-budget.js';
-import { parsePageRanges, parsePdfMargin } from './pdf-values.js';
+import { parsePageRanges } from './pdf-values.js';
 import type { takeSchema } from './schema.js';
 import {
   DEFAULT_TIMEOUT,
@@ -128,11 +128,6 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
   if (o.attachment_name !== undefined && !isValidAttachmentName(o.attachment_name)) {
     add('invalid_parameter', 'attachment_name', 'must be a file name without / \\ or control characters');
   }
-  if (o.pdf_margin !== undefined && !parsePdfMargin(o.pdf_margin)) {
-    add('invalid_parameter', 'pdf_margin', 'must be 1–4 lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in', {
-      value: echo(o.pdf_margin),
-    });
-  }
   if (o.pdf_page_ranges !== undefined && !parsePageRanges(o.pdf_page_ranges)) {
     add('invalid_parameter', 'pdf_page_ranges', 'must be pages and ascending ranges from 1, e.g. 1-3,5', {
       value: echo(o.pdf_page_ranges),
@@ -145,6 +140,14 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
   if (details.length === 0) return { ...(o as z.output<typeof takeSchema>), timeout };
 
   throw validationError(details);
+}
+
+let defaults: TakeOptions | undefined;
+
+/** Every option at its default (a URL capture of a placeholder page): what a capture with no options uses. */
+export function defaultTakeOptions(): TakeOptions {
+  defaults ??= parseTakeOptions({ url: 'https://example.com/' }, { countries: [] });
+  return defaults;
 }
 
 function checkUrl(url: string | undefined, add: AddProblem) {

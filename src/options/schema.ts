@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FORMAT_ALIASES, FORMAT_NAMES_TEXT, FORMATS, QUALITY_FORMATS } from '../formats/registry.js';
+import { parsePdfMargin } from './pdf-values.js';
 import { booleanField, enumField, integerField, numberField, stringListField, textField } from './fields.js';
 
 /** How the docs describe a parameter; read back by the docs and OpenAPI generators. */
@@ -12,6 +13,8 @@ export interface ParameterMeta {
   /** Formats the parameter applies to; absent = all. */
   formats?: readonly string[];
   example?: string;
+  /** A JSON Schema `default` for OpenAPI where the schema cannot hold one (it depends on other parameters). */
+  jsonDefault?: unknown;
   [key: string]: unknown;
 }
 
@@ -90,7 +93,9 @@ export const takeParameters = {
       'Time limit of the whole capture in seconds; past it the answer is 504 capture_timeout. ' +
       'Capped at 12 for pdf, markdown and any html input.',
     allowed: 'integer seconds: 1–90 for image captures of a url; 1–12 for pdf, markdown and html input',
-    default: '60, or 12 where the cap is 12',
+    default: `${DEFAULT_TIMEOUT.url}, or ${DEFAULT_TIMEOUT.short} where the cap is ${TIMEOUT_CAP.short}`,
+    // The JSON Schema default OpenAPI shows; parse-take-options picks the short one where it applies.
+    jsonDefault: DEFAULT_TIMEOUT.url,
   }),
   stall_timeout: meta(integerField(1, 60).default(5), {
     description:
@@ -160,12 +165,22 @@ export const takeParameters = {
     default: 'false',
     formats: PDF,
   }),
-  pdf_margin: meta(textField(100, 'CSS lengths').default('0'), {
-    description: 'Page margins: 1–4 CSS lengths in CSS shorthand order (top right bottom left).',
-    allowed: 'lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in',
-    default: '0',
-    formats: PDF,
-  }),
+  pdf_margin: meta(
+    textField(100, 'CSS lengths')
+      .default('0')
+      .transform((text, ctx) => {
+        const margin = parsePdfMargin(text);
+        if (margin) return margin;
+        ctx.addIssue({ code: 'custom', message: 'must be 1–4 lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in' });
+        return z.NEVER;
+      }),
+    {
+      description: 'Page margins: 1–4 CSS lengths in CSS shorthand order (top right bottom left).',
+      allowed: 'lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in',
+      default: '0',
+      formats: PDF,
+    },
+  ),
   pdf_page_ranges: meta(textField(200, 'page ranges').optional(), {
     description: 'Pages to keep.',
     allowed: 'comma-separated pages and ranges, e.g. 1-3,5',

@@ -179,7 +179,7 @@ describe('options reach the engine', () => {
       html: '<h1>Hello</h1>',
       format: 'pdf',
       pdf_landscape: true,
-      pdf_margin: '10mm',
+      pdf_margin: { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm' },
       pdf_print_background: true,
       timeout: 12,
     });

@@ -30,4 +30,17 @@ describe('generated docs', () => {
     expect(quality['x-formats']).toEqual(['jpg', 'webp']);
     expect(quality.allowed).toBeUndefined();
   });
+
+  it('OpenAPI shows every default, the timeout one included, as a caller would send it', () => {
+    const doc = buildOpenApi('test') as {
+      components: { schemas: { TakeOptions: { properties: Record<string, Record<string, unknown>> } } };
+    };
+    const p = doc.components.schemas.TakeOptions.properties;
+    expect(p.timeout).toMatchObject({ default: 60, 'x-default': '60, or 12 where the cap is 12' });
+    expect(p.viewport_width!.default).toBe(1280);
+    expect(p.format!.default).toBe('png');
+    expect(p.full_page!.default).toBe(false);
+    expect(p.pdf_margin!.default).toBe('0');
+    expect(p.url!.default).toBeUndefined();
+  });
 });

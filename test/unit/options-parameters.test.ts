@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError, type ErrorDetail } from '../../src/errors/app-error.js';
 import type { ErrorCode } from '../../src/errors/error-codes.js';
 import { parseTakeOptions } from '../../src/options/parse-take-options.js';
+import { parsePdfMargin } from '../../src/options/pdf-values.js';
 import { PARAMETER_NAMES, type ParameterName, type TakeOptions } from '../../src/options/schema.js';
 
 type Raw = Record<string, unknown>;
@@ -292,14 +293,15 @@ const CASES: ParameterCase[] = [
     name: 'pdf_margin',
     base: PDF,
     valid: [
-      ['10mm', '10mm'],
-      ['0.5in 1in', '0.5in 1in'],
-      ['0', '0'],
-      ['1px 2px 3px 4px', '1px 2px 3px 4px'],
-      ['1cm 2cm 3cm', '1cm 2cm 3cm'],
+      // Carried parsed: top, right, bottom, left as CSS shorthand spreads them.
+      ['10mm', { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm' }],
+      ['0.5in 1in', { top: '0.5in', right: '1in', bottom: '0.5in', left: '1in' }],
+      ['0', { top: '0px', right: '0px', bottom: '0px', left: '0px' }],
+      ['1px 2px 3px 4px', { top: '1px', right: '2px', bottom: '3px', left: '4px' }],
+      ['1cm 2cm 3cm', { top: '1cm', right: '2cm', bottom: '3cm', left: '2cm' }],
     ],
     invalid: ['10', '10pt', '1px 2px 3px 4px 5px', '-1mm', 'auto', '', '10 mm', 10],
-    default: '0',
+    default: { top: '0px', right: '0px', bottom: '0px', left: '0px' },
   },
   {
     name: 'pdf_page_ranges',
@@ -393,7 +395,7 @@ describe('defaults', () => {
       attachment_name: undefined,
       pdf_paper_format: 'a4',
       pdf_landscape: false,
-      pdf_margin: '0',
+      pdf_margin: { top: '0px', right: '0px', bottom: '0px', left: '0px' },
       pdf_page_ranges: undefined,
       pdf_print_background: true,
       pdf_media_type: 'print',
@@ -742,7 +744,7 @@ describe('attachment_name', () => {
 
 describe('pdf_margin and pdf_page_ranges', () => {
   it.each(['10mm', '0.5in 1in', '0', '1px 2px 3px', '1cm 2cm 3cm 4cm', '2.5MM'])('pdf_margin %s is accepted', (m) => {
-    expect(parse({ url: URL_, format: 'pdf', pdf_margin: m }).pdf_margin).toBe(m);
+    expect(parse({ url: URL_, format: 'pdf', pdf_margin: m }).pdf_margin).toEqual(parsePdfMargin(m));
   });
 
   it.each(['10', '10pt', '1px 2px 3px 4px 5px', '-1mm', 'auto', 'calc(1px)', '1mm,2mm'])('pdf_margin %s is refused', (m) => {

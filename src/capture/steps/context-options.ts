@@ -1,5 +1,5 @@
 import type { BrowserContextOptions } from 'playwright-core';
-import { parseTakeOptions } from '../../options/parse-take-options.js';
+import { defaultTakeOptions } from '../../options/parse-take-options.js';
 import type { TakeOptions } from '../../options/schema.js';
 
 /**
@@ -27,5 +27,5 @@ export function contextOptions(
 
 /** The context of a capture with every option at its default (the pool opens one ahead at browser start). */
 export function defaultContextOptions(browserVersion: string): BrowserContextOptions {
-  return contextOptions(parseTakeOptions({ url: 'https://example.com/' }, { countries: [] }), browserVersion);
+  return contextOptions(defaultTakeOptions(), browserVersion);
 }
