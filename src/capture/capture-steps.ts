@@ -7,7 +7,7 @@ import { FONTS_MAX_MS, settle } from './steps/settle.js';
 import { waitForPage } from './steps/wait-for-page.js';
 
 /**
- * A capture, in order (docs/architecture.md). A new option that acts on the page is its schema
+ * A capture, in the order DESIGN.md §4.1 fixes (docs/architecture.md). A new option that acts on the page is its schema
  * entry plus one step here; what happens before the first step (request blocking, the main-frame
  * guard, the request tracker) is set up by the engine because it must listen from the start.
  */
@@ -25,20 +25,26 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
       ctx.partial = partial;
     },
   },
-  { name: 'hide_selectors', phase: 'wait', run: ({ page, options }) => hideSelectors(page, options.hide_selectors) },
-  { name: 'styles', phase: 'wait', run: ({ page, options }) => injectStyles(page, options.styles) },
-  {
-    name: 'delay',
-    phase: 'wait',
-    run: async ({ page, options }) => {
-      if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
-    },
-  },
+  // wait_for_selector (issue 15: interaction)
+  // scripts (issue 15: interaction)
+  // scripts_wait_until (issue 15: interaction)
   {
     name: 'blocking',
     phase: 'wait',
     run: async ({ blocking }) => {
       if (blocking.active) await blocking.afterLoad();
+    },
+  },
+  { name: 'hide_selectors', phase: 'wait', run: ({ page, options }) => hideSelectors(page, options.hide_selectors) },
+  { name: 'styles', phase: 'wait', run: ({ page, options }) => injectStyles(page, options.styles) },
+  // click (issue 15: interaction)
+  // hover (issue 15: interaction)
+  // scroll_into_view (issue 15: element)
+  {
+    name: 'delay',
+    phase: 'wait',
+    run: async ({ page, options }) => {
+      if (options.delay > 0) await page.waitForTimeout(options.delay * 1000);
     },
   },
   {
@@ -50,6 +56,7 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
       mainFrame.check();
     },
   },
+  // checks (issue 15: content checks)
   {
     // The format's own phases (wait for lazy content, capture, encode) are measured inside.
     name: 'render',

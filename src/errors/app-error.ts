@@ -7,6 +7,8 @@ export interface ErrorDetail {
   code?: ErrorCode;
   value?: unknown;
   suggestion?: string;
+  /** The other parameter of a pair that cannot go together. */
+  conflicts_with?: string;
 }
 
 /** An error whose code and message are safe to show the caller. */

@@ -6,7 +6,7 @@ import type { CaptureEngine } from '../capture/engine.js';
 import { dashboardRoutes } from '../dashboard/routes.js';
 import { AppError } from '../errors/app-error.js';
 import { redactUrl } from '../observability/logger.js';
-import { MAX_HTML_CHARS } from '../options/schema.js';
+import { MAX_HTML_CHARS } from '../options/limits.js';
 import { toErrorResponse } from './error-response.js';
 import { limitParameters, parseFormBody } from './parameter-limit.js';
 import { requestIdFor } from './request-id.js';

@@ -7,16 +7,9 @@ import { formatOf, SHORT_CAP_FORMATS } from '../formats/registry.js';
 import { pixelBudgetProblems } from './pixel-budget.js';
 import { parsePageRanges } from './pdf-values.js';
 import type { takeSchema } from './schema.js';
-import {
-  DEFAULT_TIMEOUT,
-  MAX_HIDE_SELECTORS,
-  PARAMETER_NAMES,
-  parameterMeta,
-  takeParameters,
-  TIMEOUT_CAP,
-  type ParameterName,
-  type TakeOptions,
-} from './schema.js';
+import { DEFAULT_TIMEOUT, MAX_HIDE_SELECTORS, TIMEOUT_CAP } from './limits.js';
+import type { AddProblem } from './parameters/rules.js';
+import { OPTION_RULES, PARAMETER_NAMES, parameterMeta, takeParameters, type ParameterName, type TakeOptions } from './schema.js';
 import { isValidSelector } from './selectors.js';
 
 export interface ParseContext {
@@ -31,8 +24,6 @@ const TRANSPORT_PARAMETERS = new Set(['apikey']);
 
 const ECHO_MAX_CHARS = 200;
 const MAX_SUGGESTIONS = 20;
-
-type AddProblem = (code: ErrorCode, parameter: string, message: string, extra?: Partial<ErrorDetail>) => void;
 
 /** When one request has several kinds of problem, the top-level code is the first of these present. */
 const CODE_PRIORITY: ErrorCode[] = [
@@ -133,6 +124,7 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
       value: echo(o.pdf_page_ranges),
     });
   }
+  for (const rule of OPTION_RULES) rule({ o, given, add });
   const viewportValid = valid('viewport_width') && valid('viewport_height') && valid('device_scale_factor');
   if (context.maxPixels !== undefined && o.format !== undefined && formatOf(o.format).kind === 'image' && viewportValid) {
     details.push(...pixelBudgetProblems(o as z.output<typeof takeSchema>, context.maxPixels));

@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+
+/** The playground's sections and the docs' groups, in the order they are shown. */
+export const PARAMETER_GROUPS = ['source', 'output', 'viewport', 'page', 'blocking', 'waits', 'request', 'pdf'] as const;
+export type ParameterGroup = (typeof PARAMETER_GROUPS)[number];
+
+/** How the docs describe a parameter; read back by the docs, OpenAPI and the playground. */
+export interface ParameterMeta {
+  /** The section it is shown in (playground, docs). */
+  group: ParameterGroup;
+  description: string;
+  /** Type and allowed values, as the reference shows them. */
+  allowed: string;
+  /** Default as the reference shows it. */
+  default?: string;
+  /** Formats the parameter applies to; absent = all. */
+  formats?: readonly string[];
+  example?: string;
+  /** A JSON Schema `default` for OpenAPI where the schema cannot hold one (it depends on other parameters). */
+  jsonDefault?: unknown;
+  [key: string]: unknown;
+}
+
+/** A parameter's schema with its docs attached. */
+export const meta = <T extends z.ZodType>(group: ParameterGroup, schema: T, m: Omit<ParameterMeta, 'group'>): T =>
+  schema.meta({ group, ...m });

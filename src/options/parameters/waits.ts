@@ -1,0 +1,41 @@
+import { booleanField, enumField, integerField, numberField } from '../fields.js';
+import { WAIT_UNTIL, TIMEOUT_CAP, DEFAULT_TIMEOUT } from '../limits.js';
+import { meta } from './meta.js';
+
+/** When the page counts as ready, and how long a capture may take. */
+export const waitsParameters = {
+  wait_until: meta('waits', enumField(WAIT_UNTIL, { networkidle: 'networkidle0' }).default('load'), {
+    description: 'When navigation counts as done: the load event, DOMContentLoaded, or no more than 0 / 2 network connections for 500 ms.',
+    allowed: 'load, domcontentloaded, networkidle0, networkidle2 (networkidle = networkidle0)',
+    default: 'load',
+  }),
+  delay: meta('waits', numberField(0, 30).default(0), {
+    description: 'Extra wait in seconds after the page is ready, before capturing. Must be less than timeout.',
+    allowed: 'number of seconds 0–30',
+    default: '0',
+  }),
+  timeout: meta('waits', integerField(1, TIMEOUT_CAP.url).optional(), {
+    description:
+      'Time limit of the whole capture in seconds; past it the answer is 504 capture_timeout. ' +
+      'Capped at 12 for pdf, markdown and any html input.',
+    allowed: 'integer seconds: 1–90 for image captures of a url; 1–12 for pdf, markdown and html input',
+    default: `${DEFAULT_TIMEOUT.url}, or ${DEFAULT_TIMEOUT.short} where the cap is ${TIMEOUT_CAP.short}`,
+    // The JSON Schema default OpenAPI shows; parse-take-options picks the short one where it applies.
+    jsonDefault: DEFAULT_TIMEOUT.url,
+  }),
+  stall_timeout: meta('waits', integerField(1, 60).default(5), {
+    description:
+      'Seconds after which a request that has received nothing (a tracking pixel or script whose host hangs) stops holding ' +
+      'wait_until, once the document is parsed: pending loads are stopped, the page is captured as it is, and the answer ' +
+      'carries X-Shutter-Warning: partial_load.',
+    allowed: 'integer seconds 1–60',
+    default: '5',
+  }),
+  fail_on_partial_load: meta('waits', booleanField().default(false), {
+    description:
+      'Be strict: wait for wait_until itself until timeout, then answer 504 capture_timeout naming the pending requests, ' +
+      'instead of capturing a partly loaded page with X-Shutter-Warning: partial_load.',
+    allowed: 'boolean',
+    default: 'false',
+  }),
+};
