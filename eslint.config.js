@@ -16,7 +16,7 @@ export default tseslint.config(
   },
   {
     // Fixture scripts run in the page under test, not in Node.
-    files: ['test/fixtures/**/*.js', 'bench/fixtures/**/*.js'],
+    files: ['test/fixtures/**/*.js', 'bench/fixtures/**/*.js', 'src/dashboard/static/**/*.js'],
     languageOptions: { globals: { ...globals.browser } },
   },
   {

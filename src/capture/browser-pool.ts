@@ -99,6 +99,11 @@ export class BrowserPool {
     return this.current?.proc.pid;
   }
 
+  /** Resolves true once the page kept opened ahead is ready, false when none is kept (tests, supervision). */
+  async spareOpened(): Promise<boolean> {
+    return Boolean(await this.current?.spare?.ready);
+  }
+
   /**
    * Runs fn with a page in a context of its own, used for this capture only. Opening a page
    * starts a renderer (~30 ms), so one is kept opened ahead; closing happens in the background.

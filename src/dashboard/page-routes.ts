@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { dayOf, periodOf } from '../usage/period.js';
 import type { AccountServices } from '../accounts/services.js';
 import type { DayUsage } from '../usage/usage-store.js';
-import { PLAYGROUND_JS, STYLE_CSS } from './assets.js';
+import { assetRoutes } from './static-assets.js';
 import { sendPage, signedIn } from './forms.js';
 import { overviewPage } from './pages/overview-page.js';
 import { playgroundPage } from './pages/playground-page.js';
@@ -57,10 +57,5 @@ export function pageRoutes(app: FastifyInstance, services: AccountServices): voi
     return sendPage(reply, 200, playgroundPage({ account: user.account, csrf: user.session.csrf }));
   });
 
-  app.get('/assets/style.css', async (_request, reply) =>
-    reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLE_CSS),
-  );
-  app.get('/assets/playground.js', async (_request, reply) =>
-    reply.header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PLAYGROUND_JS),
-  );
+  assetRoutes(app);
 }

@@ -67,16 +67,16 @@ describe('browser pool', () => {
     });
     await warm.start();
     expect(versions).toEqual([warm.version]);
-    // Long enough for the page to be open even on a loaded CI machine (it takes ~50 ms idle).
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(await pageAge(warm, options)).toBeGreaterThan(300);
+    expect(await warm.spareOpened()).toBe(true);
+    // The page the capture gets was created before the capture asked for it.
+    expect(await pageAge(warm, options)).toBeGreaterThan(0);
     await warm.close();
 
-    // Without it, the first capture's page is opened on demand.
+    // Without it, the first capture's page is opened on demand, after it was asked for.
     const cold = newPool();
     await cold.start();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await pageAge(cold, options)).toBeLessThan(300);
+    expect(await cold.spareOpened()).toBe(false);
+    expect(await pageAge(cold, options)).toBeLessThanOrEqual(0);
   });
 
   it('gives every capture a context of its own (no state shared between callers)', async () => {

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { staticDir } from '../../src/dashboard/static-assets.js';
 import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
@@ -131,6 +134,27 @@ describe('pages and headers', () => {
     const js = await t.app.inject({ method: 'GET', url: '/dashboard/assets/playground.js' });
     expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(js.payload).toContain("fetch('/v1/take?'");
+  });
+
+  it('the assets are the files in src/dashboard/static, byte for byte, revalidated by ETag; nothing else is served', async () => {
+    await build();
+    // The service runs from dist/src/dashboard and finds the same sources.
+    expect(staticDir(join(import.meta.dirname, '..', '..', 'dist', 'src', 'dashboard'))).toBe(staticDir());
+    for (const name of ['style.css', 'playground.js']) {
+      const res = await t.app.inject({ method: 'GET', url: `/dashboard/assets/${name}` });
+      expect(res.rawPayload.equals(readFileSync(join(staticDir(), name)))).toBe(true);
+      expect(res.headers['cache-control']).toBe('public, max-age=3600');
+      const again = await t.app.inject({
+        method: 'GET',
+        url: `/dashboard/assets/${name}`,
+        headers: { 'if-none-match': String(res.headers.etag) },
+      });
+      expect(again.statusCode).toBe(304);
+      expect(again.payload).toBe('');
+    }
+    for (const url of ['/dashboard/assets/nope.js', '/dashboard/assets/..%2f..%2fpackage.json', '/dashboard/assets/../../package.json']) {
+      expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
+    }
   });
 });
 
