@@ -1,7 +1,7 @@
 import { formatOf } from '../formats/registry.js';
 import type { CaptureStep } from './steps/capture-step.js';
 import { hideSelectors } from './steps/hide-selectors.js';
-import { injectStyles } from './steps/inject-styles.js';
+import { injectStyles, pauseMotion } from './steps/inject-styles.js';
 import { navigate } from './steps/navigate.js';
 import { FONTS_MAX_MS, settle } from './steps/settle.js';
 import { waitForPage } from './steps/wait-for-page.js';
@@ -37,6 +37,7 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
   },
   { name: 'hide_selectors', phase: 'wait', run: ({ page, options }) => hideSelectors(page, options.hide_selectors) },
   { name: 'styles', phase: 'wait', run: ({ page, options }) => injectStyles(page, options.styles) },
+  { name: 'reduced_motion', phase: 'wait', run: ({ page, options }) => pauseMotion(page, options.reduced_motion) },
   // click (issue 15: interaction)
   // hover (issue 15: interaction)
   // scroll_into_view (issue 15: element)

@@ -109,6 +109,8 @@ export class ChromiumEngine implements CaptureEngine {
         mainFrame: guardMainFrame(page, this.options.egress),
         tracker,
       };
+      // Before navigation, so the page's scripts see it too (matchMedia('print')).
+      if (options.media_type === 'print') await ctx.cdp.send('Emulation.setEmulatedMedia', { media: 'print' });
       for (const step of CAPTURE_STEPS) {
         run.progress.step = step.name;
         await (step.phase ? run.timings.measure(step.phase, () => step.run(ctx)) : step.run(ctx));

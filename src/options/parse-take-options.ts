@@ -8,6 +8,7 @@ import { pixelBudgetProblems } from './pixel-budget.js';
 import { parsePageRanges } from './pdf-values.js';
 import type { takeSchema } from './schema.js';
 import { DEFAULT_TIMEOUT, MAX_HIDE_SELECTORS, TIMEOUT_CAP } from './limits.js';
+import { resolveScreen } from './parameters/emulation.js';
 import type { AddProblem } from './parameters/rules.js';
 import { OPTION_RULES, PARAMETER_NAMES, parameterMeta, takeParameters, type ParameterName, type TakeOptions } from './schema.js';
 import { isValidSelector } from './selectors.js';
@@ -125,11 +126,15 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
     });
   }
   for (const rule of OPTION_RULES) rule({ o, given, add });
-  const viewportValid = valid('viewport_width') && valid('viewport_height') && valid('device_scale_factor');
-  if (context.maxPixels !== undefined && o.format !== undefined && formatOf(o.format).kind === 'image' && viewportValid) {
-    details.push(...pixelBudgetProblems(o as z.output<typeof takeSchema>, context.maxPixels));
+  const viewportValid = ['viewport_width', 'viewport_height', 'device_scale_factor', 'viewport_device'].every(
+    (name) => valid(name as ParameterName) || !given(name as ParameterName),
+  );
+  // The device's screen where the caller gave none: the budget and the engine see final values.
+  const screen = viewportValid ? resolveScreen(o as z.output<typeof takeSchema>, given) : undefined;
+  if (screen && context.maxPixels !== undefined && o.format !== undefined && formatOf(o.format).kind === 'image') {
+    details.push(...pixelBudgetProblems(screen, context.maxPixels));
   }
-  if (details.length === 0) return { ...(o as z.output<typeof takeSchema>), timeout };
+  if (details.length === 0) return { ...(screen as TakeOptions), timeout };
 
   throw validationError(details);
 }

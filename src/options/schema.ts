@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { blockingParameters } from './parameters/blocking.js';
+import { emulationParameters, emulationRules } from './parameters/emulation.js';
 import type { ParameterMeta } from './parameters/meta.js';
 import type { OptionRule } from './parameters/rules.js';
 import { outputParameters } from './parameters/output.js';
@@ -21,6 +22,7 @@ export const takeParameters = {
   ...sourceParameters,
   ...outputParameters,
   ...viewportParameters,
+  ...emulationParameters,
   ...pageParameters,
   ...blockingParameters,
   ...waitsParameters,
@@ -29,7 +31,7 @@ export const takeParameters = {
 };
 
 /** The rules across parameters that the capability files add (beside the general ones of parse-take-options.ts). */
-export const OPTION_RULES: readonly OptionRule[] = [];
+export const OPTION_RULES: readonly OptionRule[] = [...emulationRules];
 
 export type ParameterName = keyof typeof takeParameters;
 export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];
@@ -37,7 +39,12 @@ export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];
 export const takeSchema = z.object(takeParameters);
 
 /** Options after validation, with every default applied. */
-export type TakeOptions = Omit<z.output<typeof takeSchema>, 'timeout'> & { timeout: number };
+export type TakeOptions = Omit<z.output<typeof takeSchema>, 'timeout' | 'viewport_mobile' | 'viewport_has_touch'> & {
+  timeout: number;
+  /** Resolved from the device when not given (resolveScreen). */
+  viewport_mobile: boolean;
+  viewport_has_touch: boolean;
+};
 
 /** Reads a parameter's docs metadata back from the schema. */
 export function parameterMeta(name: ParameterName): ParameterMeta {

@@ -53,6 +53,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
       'content-length': body.length,
       'cache-control': 'no-store',
+      // ?csp=<policy>: the file as served by a site with that Content-Security-Policy.
+      ...(url.searchParams.has('csp') ? { 'content-security-policy': url.searchParams.get('csp')! } : {}),
     });
     res.end(body);
   } catch {

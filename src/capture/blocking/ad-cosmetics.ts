@@ -1,5 +1,6 @@
 import { Request as FilterRequest, type FiltersEngine } from '@ghostery/adblocker';
 import type { Frame, Page } from 'playwright-core';
+import { addStyleSheet } from '../steps/add-style-sheet.js';
 import { parse } from 'tldts-experimental';
 
 interface DomFeatures {
@@ -59,7 +60,7 @@ async function hideInFrame(frame: Frame, engine: FiltersEngine): Promise<void> {
     .map((selector) => `${selector} { display: none !important; }`)
     .join('\n');
   const css = [active === false ? '' : styles, frameCss].filter(Boolean).join('\n');
-  if (css) await frame.addStyleTag({ content: css });
+  if (css) await addStyleSheet(frame, css);
 }
 
 /**

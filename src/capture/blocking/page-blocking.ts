@@ -2,6 +2,7 @@ import type { FiltersEngine } from '@ghostery/adblocker';
 import type { Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
 import type { TakeOptions } from '../../options/schema.js';
+import { addStyleSheet } from '../steps/add-style-sheet.js';
 import type { AdblockEngineStore } from './adblock-engine.js';
 
 /**
@@ -39,7 +40,7 @@ export class PageBlocking {
   async afterLoad(): Promise<void> {
     // Each part is loaded on first use: captures without blocking flags never load the libraries.
     if (this.options.block_cookie_banners) await (await import('./cookie-banners.js')).rejectCookieBanners(this.page);
-    if (this.options.block_chats) await this.page.addStyleTag({ content: (await import('./chat-providers.js')).CHAT_HIDING_CSS });
+    if (this.options.block_chats) await addStyleSheet(this.page, (await import('./chat-providers.js')).CHAT_HIDING_CSS);
     if (this.engine) await (await import('./ad-cosmetics.js')).hideAds(this.page, this.engine);
   }
 }

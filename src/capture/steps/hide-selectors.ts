@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
+import { addStyleSheet } from './add-style-sheet.js';
 
 /**
  * Hides elements with a style sheet rather than by removing them, so elements matching later
@@ -24,5 +25,5 @@ export async function hideSelectors(page: Page, selectors: readonly string[]): P
     });
   }
   const css = selectors.map((s) => `${s} { display: none !important; }`).join('\n');
-  await page.addStyleTag({ content: css });
+  await addStyleSheet(page, css);
 }
