@@ -2,6 +2,7 @@ import { formatOf } from '../formats/registry.js';
 import type { CaptureStep } from './steps/capture-step.js';
 import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles, pauseMotion } from './steps/inject-styles.js';
+import { pointAt, runScript, waitForSelector } from './steps/interaction.js';
 import { navigate } from './steps/navigate.js';
 import { FONTS_MAX_MS, settle } from './steps/settle.js';
 import { waitForPage } from './steps/wait-for-page.js';
@@ -25,9 +26,25 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
       ctx.partial = partial;
     },
   },
-  // wait_for_selector (issue 15: interaction)
-  // scripts (issue 15: interaction)
-  // scripts_wait_until (issue 15: interaction)
+  {
+    name: 'wait_for_selector',
+    phase: 'wait',
+    run: ({ page, options }) => waitForSelector(page, options.wait_for_selector),
+    timeoutHint: (options) => `no element matching wait_for_selector ${JSON.stringify(options.wait_for_selector)} became visible`,
+  },
+  { name: 'scripts', phase: 'wait', run: ({ cdp, options }) => runScript(cdp, options.scripts) },
+  {
+    name: 'scripts_wait_until',
+    phase: 'wait',
+    async run(ctx) {
+      const waitUntil = ctx.options.scripts_wait_until;
+      if (waitUntil === undefined) return;
+      const { partial } = await waitForPage({ ...ctx.options, wait_until: waitUntil }, { ...ctx, giveUpAt: ctx.clock.giveUpAt });
+      ctx.partial ??= partial;
+      // A script that navigated: the new main document passes the same egress check.
+      ctx.mainFrame.check();
+    },
+  },
   {
     name: 'blocking',
     phase: 'wait',
@@ -38,8 +55,16 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
   { name: 'hide_selectors', phase: 'wait', run: ({ page, options }) => hideSelectors(page, options.hide_selectors) },
   { name: 'styles', phase: 'wait', run: ({ page, options }) => injectStyles(page, options.styles) },
   { name: 'reduced_motion', phase: 'wait', run: ({ page, options }) => pauseMotion(page, options.reduced_motion) },
-  // click (issue 15: interaction)
-  // hover (issue 15: interaction)
+  {
+    name: 'click',
+    phase: 'wait',
+    run: ({ page, options }) => pointAt(page, 'click', options.click, options.error_on_click_selector_not_found),
+  },
+  {
+    name: 'hover',
+    phase: 'wait',
+    run: ({ page, options }) => pointAt(page, 'hover', options.hover, options.error_on_click_selector_not_found),
+  },
   // scroll_into_view (issue 15: element)
   {
     name: 'delay',

@@ -92,7 +92,10 @@ export class ChromiumEngine implements CaptureEngine {
     closeDialogsAndPopups(page);
     const blocking = new PageBlocking(page, options, this.options.adblock);
     await blocking.beforeNavigation();
-    const tracker = new RequestTracker(page, options.wait_until === 'networkidle2' ? 2 : 0);
+    const tracker = new RequestTracker(
+      page,
+      options.wait_until === 'networkidle2' || options.scripts_wait_until === 'networkidle2' ? 2 : 0,
+    );
     run.progress.tracker = tracker;
     try {
       const ctx: CaptureContext = {
@@ -186,8 +189,10 @@ interface RunState {
 function timeoutError(options: TakeOptions, progress: CaptureProgress): AppError {
   const { step } = progress;
   const pending = progress.tracker?.pending() ?? [];
-  const waitingOn =
-    pending.length > 0
+  const hint = CAPTURE_STEPS.find((s) => s.name === step)?.timeoutHint?.(options);
+  const waitingOn = hint
+    ? `; ${hint}`
+    : pending.length > 0
       ? `; ${pending.length === 1 ? 'a request was' : 'requests were'} still pending, e.g. ${pending[0]!.url.slice(0, 120)}`
       : '';
   return new AppError(

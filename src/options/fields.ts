@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidSelector } from './selectors.js';
 
 /**
  * Field builders shared by the options schema. Each accepts the typed JSON form and the
@@ -58,3 +59,7 @@ export const stringListField = () =>
   z
     .union([z.string(), z.array(z.string())], { error: 'must be a string or a list of strings' })
     .transform((v) => (Array.isArray(v) ? v : [v]));
+
+/** One CSS selector (≤ 500 characters) that a standards parser accepts; the page has the last word (422 selector_invalid). */
+export const selectorField = () =>
+  textField(500, 'a CSS selector').refine((s) => isValidSelector(s), { message: 'is not a valid CSS selector' });

@@ -8,3 +8,4 @@ export const MAX_STYLES_CHARS = 100 * 1024;
 /** Capture time caps of the spec, in seconds: url image captures, and pdf/markdown/html renders. */
 export const TIMEOUT_CAP = { url: 90, short: 12 } as const;
 export const DEFAULT_TIMEOUT = { url: 60, short: 12 } as const;
+export const MAX_SCRIPT_CHARS = 100 * 1024;

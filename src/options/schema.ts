@@ -3,6 +3,7 @@ import { blockingParameters } from './parameters/blocking.js';
 import { emulationParameters, emulationRules } from './parameters/emulation.js';
 import type { ParameterMeta } from './parameters/meta.js';
 import type { OptionRule } from './parameters/rules.js';
+import { interactionParameters, interactionRules } from './parameters/interaction.js';
 import { outputParameters } from './parameters/output.js';
 import { pageParameters } from './parameters/page.js';
 import { pdfParameters } from './parameters/pdf.js';
@@ -24,6 +25,7 @@ export const takeParameters = {
   ...viewportParameters,
   ...emulationParameters,
   ...pageParameters,
+  ...interactionParameters,
   ...blockingParameters,
   ...waitsParameters,
   ...requestParameters,
@@ -31,7 +33,7 @@ export const takeParameters = {
 };
 
 /** The rules across parameters that the capability files add (beside the general ones of parse-take-options.ts). */
-export const OPTION_RULES: readonly OptionRule[] = [...emulationRules];
+export const OPTION_RULES: readonly OptionRule[] = [...emulationRules, ...interactionRules];
 
 export type ParameterName = keyof typeof takeParameters;
 export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];

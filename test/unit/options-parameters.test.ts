@@ -98,6 +98,13 @@ const TESTED_ELSEWHERE: ParameterName[] = [
   'geolocation_accuracy',
   'user_agent',
   'bypass_csp',
+  // test/unit/interaction-options.test.ts
+  'wait_for_selector',
+  'scripts',
+  'scripts_wait_until',
+  'click',
+  'hover',
+  'error_on_click_selector_not_found',
 ];
 
 const CASES: ParameterCase[] = [
@@ -406,6 +413,7 @@ describe('defaults', () => {
       reduced_motion: false,
       media_type: 'screen',
       bypass_csp: false,
+      error_on_click_selector_not_found: true,
       wait_until: 'load',
       delay: 0,
       timeout: 60,

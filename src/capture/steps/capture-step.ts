@@ -2,6 +2,7 @@ import type { BrowserContext } from 'playwright-core';
 import type { MainFrameGuard } from '../../egress/main-frame-guard.js';
 import type { RenderContext, RenderedOutput } from '../../formats/output-format.js';
 import type { PageBlocking } from '../blocking/page-blocking.js';
+import type { TakeOptions } from '../../options/schema.js';
 import type { Phase } from '../timings.js';
 import type { PendingRequest, RequestTracker } from './request-tracker.js';
 
@@ -28,4 +29,6 @@ export interface CaptureStep {
   /** Absent: the step measures its own phases (render: wait, capture, encode). */
   phase?: Phase;
   run(ctx: CaptureContext): Promise<void>;
+  /** What the step was waiting for, for the 504 when the deadline passes during it. */
+  timeoutHint?(options: TakeOptions): string | undefined;
 }
