@@ -1,5 +1,6 @@
 import { formatOf } from '../formats/registry.js';
 import type { CaptureStep } from './steps/capture-step.js';
+import { scrollIntoView } from './steps/element.js';
 import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles, pauseMotion } from './steps/inject-styles.js';
 import { pointAt, runScript, waitForSelector } from './steps/interaction.js';
@@ -65,7 +66,11 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
     phase: 'wait',
     run: ({ page, options }) => pointAt(page, 'hover', options.hover, options.error_on_click_selector_not_found),
   },
-  // scroll_into_view (issue 15: element)
+  {
+    name: 'scroll_into_view',
+    phase: 'wait',
+    run: ({ page, options }) => scrollIntoView(page, options.scroll_into_view, options.scroll_into_view_adjust_top),
+  },
   {
     name: 'delay',
     phase: 'wait',

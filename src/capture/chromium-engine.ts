@@ -124,6 +124,7 @@ export class ChromiumEngine implements CaptureEngine {
         format: format.name,
         contentType: format.contentType,
         ...(ctx.output!.truncated ? { truncated: 'height' as const } : {}),
+        ...(ctx.output!.selectorMissing ? { selector: 'not-found' as const } : {}),
         ...(ctx.partial ? { warnings: ['partial_load' as const], pendingRequests: ctx.partial } : {}),
       };
     } finally {

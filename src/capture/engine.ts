@@ -11,6 +11,8 @@ export interface CaptureResult {
   contentType: string;
   /** Set when a full-page capture was cut at the operator's height cap. */
   truncated?: 'height';
+  /** `selector` matched nothing and error_on_selector_not_found=0: the whole page was captured. */
+  selector?: 'not-found';
   /** X-Shutter-Warning values; `partial_load`: captured while requests were still pending. */
   warnings?: CaptureWarning[];
   /** With partial_load: what was still pending when Shutter stopped waiting (at most 10). */

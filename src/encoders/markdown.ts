@@ -9,10 +9,12 @@ import { gfmTables } from './markdown-tables.js';
  * none, visibility: hidden, hidden, aria-hidden) left out, links and images made absolute.
  * Runs on the live DOM, so what hide_selectors and scripts did is respected.
  */
-export async function renderedHtml(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const live = Array.from(document.body?.querySelectorAll('*') ?? []);
-    const clone = document.body ? (document.body.cloneNode(true) as HTMLElement) : document.createElement('body');
+export async function renderedHtml(page: Page, selector?: string): Promise<string> {
+  return page.evaluate((selector) => {
+    // With `selector`, that element only (it was found before this runs).
+    const root = selector ? document.querySelector(selector) : document.body;
+    const live = Array.from(root?.querySelectorAll('*') ?? []);
+    const clone = root ? (root.cloneNode(true) as HTMLElement) : document.createElement('body');
     const copies = Array.from(clone.querySelectorAll('*'));
     const drop = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS', 'LINK', 'META']);
     live.forEach((el, i) => {
@@ -35,7 +37,7 @@ export async function renderedHtml(page: Page): Promise<string> {
     clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
     const title = document.title ? `<title>${document.title.replace(/</g, '&lt;')}</title>` : '';
     return `<html><head>${title}</head>${clone.outerHTML}</html>`;
-  });
+  }, selector);
 }
 
 let service: TurndownService | undefined;

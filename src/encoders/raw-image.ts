@@ -13,7 +13,7 @@ export interface RawRequest {
 
 /** Chromium's pixels: one encoded image, or decoded RGB rows stitched from sections. */
 export type RawImage =
-  { kind: 'encoded'; data: Buffer; format: RawFormat } | { kind: 'pixels'; data: Buffer; width: number; height: number; channels: 3 };
+  { kind: 'encoded'; data: Buffer; format: RawFormat } | { kind: 'pixels'; data: Buffer; width: number; height: number; channels: 3 | 4 };
 
 // Every capture is a different image: sharp's operation cache (50 MB by default) would only hold memory.
 sharp.cache(false);

@@ -1,6 +1,8 @@
+import { selectElement, type Region } from '../capture/steps/element.js';
 import { preloadLazyContent } from '../capture/steps/preload-lazy-content.js';
 import { allowedCssHeight, captureRaw } from '../capture/steps/screenshot.js';
 import type { ImageEncoder } from '../encoders/encoder.js';
+import { resizeImage } from '../encoders/resize.js';
 import type { OutputFormat, RenderContext, RenderedOutput } from './output-format.js';
 
 /** The descriptive part of an image format. */
@@ -8,22 +10,35 @@ type ImageFormatFields<Name extends string> = Pick<OutputFormat<Name>, 'name' | 
 
 /**
  * An image format: Chromium's pixels (as the encoder asks for them) through the encoder. A full
- * page first loads its lazy content, within what the capture's deadline leaves.
+ * page first loads its lazy content, within what the capture's deadline leaves; `selector` and
+ * clip_* capture a part of the document; image_width/height resize the result.
  */
 export function imageFormat<const Name extends string>(fields: ImageFormatFields<Name>, encoder: ImageEncoder): OutputFormat<Name> {
   return {
     ...fields,
     kind: 'image',
     shortTimeCap: false,
-    async render({ page, cdp, options, limits, timings, clock }: RenderContext): Promise<RenderedOutput> {
+    async render(ctx: RenderContext): Promise<RenderedOutput> {
+      const { page, cdp, options, limits, timings, clock } = ctx;
       const request = encoder.raw(options);
-      if (options.full_page) {
+      const selection = await timings.measure('wait', () => selectElement(ctx));
+      const region: Region | undefined =
+        selection.region ??
+        (options.clip_x !== undefined &&
+        options.clip_y !== undefined &&
+        options.clip_width !== undefined &&
+        options.clip_height !== undefined
+          ? { x: options.clip_x, y: options.clip_y, width: options.clip_width, height: options.clip_height }
+          : undefined);
+      if (options.full_page && !region) {
         const height = allowedCssHeight(options, limits, request);
         await timings.measure('wait', () => preloadLazyContent(page, height, clock));
       }
-      const raw = await timings.measure('capture', () => captureRaw(cdp, options, request, limits));
-      const body = await timings.measure('encode', () => encoder.encode(raw.image, options));
-      return { body, truncated: raw.truncated };
+      // Transparent where the page paints nothing: Chromium's default white backdrop goes.
+      if (options.omit_background) await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
+      const raw = await timings.measure('capture', () => captureRaw(cdp, options, request, limits, region));
+      const body = await timings.measure('encode', async () => encoder.encode(await resizeImage(raw.image, options), options));
+      return { body, truncated: raw.truncated, ...(selection.missing ? { selectorMissing: true } : {}) };
     },
   };
 }

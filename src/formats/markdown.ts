@@ -1,4 +1,5 @@
 import { preloadLazyContent } from '../capture/steps/preload-lazy-content.js';
+import { selectElement } from '../capture/steps/element.js';
 import type { OutputFormat } from './output-format.js';
 
 /** The rendered page's content as Markdown (turndown). */
@@ -10,14 +11,16 @@ export const markdown: OutputFormat<'markdown'> = {
   kind: 'text',
   lossy: false,
   shortTimeCap: true,
-  async render({ page, options, limits, timings, clock }) {
+  async render(ctx) {
+    const { page, options, limits, timings, clock } = ctx;
     // turndown and its DOM are loaded on the first markdown capture, not at start.
     const { htmlToMarkdown, renderedHtml } = await import('../encoders/markdown.js');
     if (options.full_page) {
       await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, clock));
     }
-    const html = await timings.measure('capture', () => renderedHtml(page));
+    const selection = await selectElement(ctx);
+    const html = await timings.measure('capture', () => renderedHtml(page, selection.selector));
     const body = await timings.measure('encode', async () => Buffer.from(htmlToMarkdown(html), 'utf8'));
-    return { body, truncated: false };
+    return { body, truncated: false, ...(selection.missing ? { selectorMissing: true } : {}) };
   },
 };

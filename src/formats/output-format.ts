@@ -20,6 +20,8 @@ export interface RenderedOutput {
   body: Buffer;
   /** A full-page capture was cut at a height limit. */
   truncated: boolean;
+  /** `selector` matched nothing and error_on_selector_not_found=0: the whole page was captured. */
+  selectorMissing?: boolean;
 }
 
 /**

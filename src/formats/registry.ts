@@ -1,4 +1,6 @@
+import { avif } from './avif.js';
 import { gif } from './gif.js';
+import { html } from './html.js';
 import { jpg } from './jpg.js';
 import { markdown } from './markdown.js';
 import type { OutputFormat } from './output-format.js';
@@ -10,7 +12,7 @@ import { webp } from './webp.js';
  * Every output format, in the order the docs list them: the one list. A new format is one file
  * (see png.ts, pdf.ts) added here.
  */
-export const OUTPUT_FORMATS = [png, jpg, webp, gif, pdf, markdown] as const;
+export const OUTPUT_FORMATS = [png, jpg, webp, avif, gif, pdf, markdown, html] as const;
 
 export type Format = (typeof OUTPUT_FORMATS)[number]['name'];
 

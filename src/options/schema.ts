@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { blockingParameters } from './parameters/blocking.js';
+import { elementParameters, elementRules } from './parameters/element.js';
 import { emulationParameters, emulationRules } from './parameters/emulation.js';
 import type { ParameterMeta } from './parameters/meta.js';
 import type { OptionRule } from './parameters/rules.js';
@@ -24,6 +25,7 @@ export const takeParameters = {
   ...outputParameters,
   ...viewportParameters,
   ...emulationParameters,
+  ...elementParameters,
   ...pageParameters,
   ...interactionParameters,
   ...blockingParameters,
@@ -33,7 +35,7 @@ export const takeParameters = {
 };
 
 /** The rules across parameters that the capability files add (beside the general ones of parse-take-options.ts). */
-export const OPTION_RULES: readonly OptionRule[] = [...emulationRules, ...interactionRules];
+export const OPTION_RULES: readonly OptionRule[] = [...elementRules, ...emulationRules, ...interactionRules];
 
 export type ParameterName = keyof typeof takeParameters;
 export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];

@@ -37,6 +37,9 @@ export function sampleFile(format: Format): Promise<Buffer> {
       case 'webp':
         file = image.webp().toBuffer();
         break;
+      case 'avif':
+        file = image.avif().toBuffer();
+        break;
       case 'gif':
         file = image.gif().toBuffer();
         break;
@@ -45,6 +48,9 @@ export function sampleFile(format: Format): Promise<Buffer> {
         break;
       case 'markdown':
         file = Promise.resolve(Buffer.from('# Stub capture\n'));
+        break;
+      case 'html':
+        file = Promise.resolve(Buffer.from('<!doctype html><h1>Stub capture</h1>\n'));
         break;
     }
     cache.set(format, file);

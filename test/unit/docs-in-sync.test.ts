@@ -27,7 +27,7 @@ describe('generated docs', () => {
     expect(names).toContain('hide_selectors[]');
     expect(names).toHaveLength(PARAMETER_NAMES.length);
     const quality = doc.components.schemas.TakeOptions.properties.quality!;
-    expect(quality['x-formats']).toEqual(['jpg', 'webp']);
+    expect(quality['x-formats']).toEqual(['jpg', 'webp', 'avif']);
     expect(quality.allowed).toBeUndefined();
   });
 

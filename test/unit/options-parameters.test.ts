@@ -98,6 +98,18 @@ const TESTED_ELSEWHERE: ParameterName[] = [
   'geolocation_accuracy',
   'user_agent',
   'bypass_csp',
+  // test/unit/element-options.test.ts
+  'selector',
+  'error_on_selector_not_found',
+  'clip_x',
+  'clip_y',
+  'clip_width',
+  'clip_height',
+  'omit_background',
+  'image_width',
+  'image_height',
+  'scroll_into_view',
+  'scroll_into_view_adjust_top',
   // test/unit/interaction-options.test.ts
   'wait_for_selector',
   'scripts',
@@ -145,8 +157,10 @@ const CASES: ParameterCase[] = [
       ['md', 'markdown'],
       ['Md', 'markdown'],
       [' webp ', 'webp'],
+      ['avif', 'avif'],
+      ['HTML', 'html'],
     ],
-    invalid: ['bmp', 'tiff', 'html', 'jpgg', '', 5, true],
+    invalid: ['bmp', 'tiff', 'htm', 'jpgg', '', 5, true],
     default: 'png',
   },
   {
@@ -414,6 +428,9 @@ describe('defaults', () => {
       media_type: 'screen',
       bypass_csp: false,
       error_on_click_selector_not_found: true,
+      error_on_selector_not_found: true,
+      omit_background: false,
+      scroll_into_view_adjust_top: 0,
       wait_until: 'load',
       delay: 0,
       timeout: 60,
@@ -522,7 +539,7 @@ describe('format', () => {
 
   it('the error names the valid values', () => {
     const detail = expectOneProblem({ url: URL_, format: 'bmp' }, 'format');
-    expect(detail.message).toBe('must be one of: png, jpg, webp, gif, pdf, markdown, jpeg, md');
+    expect(detail.message).toBe('must be one of: png, jpg, webp, avif, gif, pdf, markdown, html, jpeg, md');
     expect(detail.value).toBe('bmp');
   });
 });
@@ -682,7 +699,7 @@ describe('all problems of one request are reported together', () => {
     const error = failure({ url: URL_, quality: '50', viewport_width: '5' });
     expect(error.code).toBe('parameter_not_applicable');
     expect(error.extra.details).toHaveLength(2);
-    expect(error.message).toBe('quality: applies only to format jpg, webp, not png (and 1 more problem)');
+    expect(error.message).toBe('quality: applies only to format jpg, webp, avif, not png (and 1 more problem)');
   });
 });
 

@@ -2,6 +2,7 @@ import type { CDPSession } from 'playwright-core';
 import type { OutputInfo } from 'sharp';
 import { sharpOf, type RawImage, type RawRequest } from '../../encoders/raw-image.js';
 import type { TakeOptions } from '../../options/schema.js';
+import type { Region } from './element.js';
 
 /** Bounds of one image capture, from the operator's configuration. */
 export interface ImageLimits {
@@ -27,9 +28,14 @@ export const ONE_SHOT_MAX_DEVICE_HEIGHT = 16_384;
 const SECTION_DEVICE_HEIGHT = 8_192;
 
 /** Height in CSS px a capture may have, within the cap, the pixel budget and the format's limit. */
-export function allowedCssHeight(options: TakeOptions, limits: ImageLimits, request: RawRequest): number {
+export function allowedCssHeight(
+  options: TakeOptions,
+  limits: ImageLimits,
+  request: RawRequest,
+  cssWidth = options.viewport_width,
+): number {
   const dsf = options.device_scale_factor;
-  const byBudget = Math.floor(limits.maxPixels / (options.viewport_width * dsf * dsf));
+  const byBudget = Math.floor(limits.maxPixels / (cssWidth * dsf * dsf));
   const byFormat = request.maxDeviceHeight ? Math.floor(request.maxDeviceHeight / dsf) : Infinity;
   return Math.min(limits.maxFullPageHeight, byBudget, byFormat);
 }
@@ -39,50 +45,76 @@ export function allowedCssHeight(options: TakeOptions, limits: ImageLimits, requ
  * slow, best-compression PNG path; optimizeForSpeed is several times faster and the encoders
  * recompress where that pays.
  */
-export async function captureRaw(cdp: CDPSession, options: TakeOptions, request: RawRequest, limits: ImageLimits): Promise<RawCapture> {
+export async function captureRaw(
+  cdp: CDPSession,
+  options: TakeOptions,
+  request: RawRequest,
+  limits: ImageLimits,
+  region?: Region,
+): Promise<RawCapture> {
   const dsf = options.device_scale_factor;
-  let cssHeight = options.viewport_height;
+  // The part of the document to capture: an element's box or clip_*, the whole page, or the viewport.
+  let area: Region = { x: 0, y: 0, width: options.viewport_width, height: options.viewport_height };
+  let beyondViewport = false;
   let truncated = false;
-  if (options.full_page) {
+  if (region) {
+    const allowed = allowedCssHeight(options, limits, request, region.width);
+    area = { ...region, height: Math.min(region.height, allowed) };
+    truncated = region.height > allowed;
+    beyondViewport = true;
+  } else if (options.full_page) {
     const metrics = await cdp.send('Page.getLayoutMetrics');
     const contentHeight = Math.ceil(metrics.cssContentSize.height);
     const allowed = allowedCssHeight(options, limits, request);
-    cssHeight = Math.max(options.viewport_height, Math.min(contentHeight, allowed));
+    area.height = Math.max(options.viewport_height, Math.min(contentHeight, allowed));
     truncated = contentHeight > allowed;
+    beyondViewport = true;
+  } else if (options.scroll_into_view !== undefined) {
+    // The viewport where scroll_into_view left it (the clip is in document coordinates).
+    const { cssVisualViewport } = await cdp.send('Page.getLayoutMetrics');
+    area = { ...area, x: Math.round(cssVisualViewport.pageX), y: Math.round(cssVisualViewport.pageY) };
   }
-  if (cssHeight * dsf <= ONE_SHOT_MAX_DEVICE_HEIGHT) {
-    const data = await shoot(cdp, options, request, 0, cssHeight);
-    return { image: { kind: 'encoded', data, format: request.format }, cssHeight, truncated };
+  const shot = (req: RawRequest, y: number, height: number) => shoot(cdp, options, req, { ...area, y, height }, beyondViewport);
+  if (area.height * dsf <= ONE_SHOT_MAX_DEVICE_HEIGHT) {
+    const data = await shot(request, area.y, area.height);
+    return { image: { kind: 'encoded', data, format: request.format }, cssHeight: area.height, truncated };
   }
-  return { image: await captureSections(cdp, options, cssHeight), cssHeight, truncated };
+  return { image: await captureSections(options, area, shot), cssHeight: area.height, truncated };
 }
 
 /** Section by section, lossless, then the rows concatenated (widths are equal, so no compositing). */
-async function captureSections(cdp: CDPSession, options: TakeOptions, cssHeight: number): Promise<RawImage> {
+async function captureSections(
+  options: TakeOptions,
+  area: Region,
+  shot: (request: RawRequest, y: number, height: number) => Promise<Buffer>,
+): Promise<RawImage> {
   const sectionCss = Math.floor(SECTION_DEVICE_HEIGHT / options.device_scale_factor);
+  // Transparent pixels (omit_background) keep their alpha; otherwise RGB is enough.
+  const channels = options.omit_background ? 4 : 3;
   const decoded: Array<Promise<{ data: Buffer; info: OutputInfo }>> = [];
-  for (let y = 0; y < cssHeight; y += sectionCss) {
-    const png = await shoot(cdp, options, { format: 'png' }, y, Math.min(sectionCss, cssHeight - y));
+  for (let y = 0; y < area.height; y += sectionCss) {
+    const png = await shot({ format: 'png' }, area.y + y, Math.min(sectionCss, area.height - y));
     // Decoding runs on libuv's pool while Chromium renders the next section.
-    decoded.push(sharpOf({ kind: 'encoded', data: png, format: 'png' }).removeAlpha().raw().toBuffer({ resolveWithObject: true }));
+    const pipeline = sharpOf({ kind: 'encoded', data: png, format: 'png' });
+    decoded.push((channels === 4 ? pipeline.ensureAlpha() : pipeline.removeAlpha()).raw().toBuffer({ resolveWithObject: true }));
   }
   const parts = await Promise.all(decoded);
   const width = parts[0]!.info.width;
   const height = parts.reduce((sum, p) => sum + p.info.height, 0);
-  return { kind: 'pixels', data: Buffer.concat(parts.map((p) => p.data)), width, height, channels: 3 };
+  return { kind: 'pixels', data: Buffer.concat(parts.map((p) => p.data)), width, height, channels };
 }
 
-async function shoot(cdp: CDPSession, options: TakeOptions, request: RawRequest, y: number, height: number): Promise<Buffer> {
+async function shoot(cdp: CDPSession, options: TakeOptions, request: RawRequest, area: Region, beyondViewport: boolean): Promise<Buffer> {
   // Our CDP session does not inherit the device scale factor Playwright emulates on its own
   // session: without an explicit clip scale the image comes out in CSS pixels.
-  const clip = { x: 0, y, width: options.viewport_width, height, scale: options.device_scale_factor };
+  const clip = { ...area, scale: options.device_scale_factor };
   const params = {
     format: request.format,
     ...(request.quality !== undefined ? { quality: request.quality } : {}),
     optimizeForSpeed: true,
     clip,
     // Beyond the viewport, Chromium lays the page out at full height: fixed headers appear once, at the top.
-    ...(options.full_page ? { captureBeyondViewport: true } : {}),
+    ...(beyondViewport ? { captureBeyondViewport: true } : {}),
   };
   for (let attempt = 1; ; attempt++) {
     try {

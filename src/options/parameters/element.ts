@@ -1,0 +1,93 @@
+import { OUTPUT_FORMATS } from '../../formats/registry.js';
+import { booleanField, integerField, selectorField } from '../fields.js';
+import { meta } from './meta.js';
+import { conflict, type OptionRule } from './rules.js';
+
+const IMAGES = OUTPUT_FORMATS.filter((f) => f.kind === 'image').map((f) => f.name);
+const NOT_PDF = OUTPUT_FORMATS.filter((f) => f.kind !== 'document').map((f) => f.name);
+const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
+
+/** Part of the page instead of the viewport, and the output image's own size. */
+export const elementParameters = {
+  selector: meta('output', selectorField().optional(), {
+    description:
+      'Capture only this element: its whole box, scrolled into view, also when it is taller than the viewport. ' +
+      'With markdown and html, only its content. Not with full_page or clip_*.',
+    allowed: 'CSS selector, at most 500 characters',
+    example: '#pricing',
+    formats: NOT_PDF,
+  }),
+  error_on_selector_not_found: meta('output', booleanField().default(true), {
+    description:
+      'A selector that matches nothing is 422 selector_not_found; 0 captures the page as if no selector was given, with X-Shutter-Selector: not-found.',
+    allowed: 'boolean',
+    default: 'true',
+    formats: NOT_PDF,
+  }),
+  clip_x: meta('output', integerField(0, 100_000).optional(), {
+    description: 'Left edge of the area to capture, in CSS px of the document (all four clip_* together).',
+    allowed: 'integer 0–100000',
+    formats: IMAGES,
+  }),
+  clip_y: meta('output', integerField(0, 1_000_000).optional(), {
+    description: 'Top edge of the area to capture, in CSS px of the document.',
+    allowed: 'integer 0–1000000',
+    formats: IMAGES,
+  }),
+  clip_width: meta('output', integerField(1, 16_384).optional(), {
+    description: 'Width of the area to capture, in CSS px.',
+    allowed: 'integer 1–16384',
+    formats: IMAGES,
+  }),
+  clip_height: meta('output', integerField(1, 100_000).optional(), {
+    description: 'Height of the area to capture, in CSS px (cut at the pixel budget like a full page).',
+    allowed: 'integer 1–100000',
+    formats: IMAGES,
+  }),
+  omit_background: meta('output', booleanField().default(false), {
+    description: 'Transparent where the page paints no background of its own.',
+    allowed: 'boolean',
+    default: 'false',
+    formats: ['png', 'webp'],
+  }),
+  image_width: meta('output', integerField(1, 7680).optional(), {
+    description:
+      'Resize the image to this width; alone it keeps the aspect ratio, with image_height the image is exactly that size, cropped from the top centre.',
+    allowed: 'integer 1–7680',
+    formats: IMAGES,
+  }),
+  image_height: meta('output', integerField(1, 7680).optional(), {
+    description: 'Resize the image to this height (see image_width).',
+    allowed: 'integer 1–7680',
+    formats: IMAGES,
+  }),
+  scroll_into_view: meta('page', selectorField().optional(), {
+    description:
+      'Scroll this element to the top of the viewport before capturing (a selector that matches nothing is 422 selector_not_found).',
+    allowed: 'CSS selector, at most 500 characters',
+    example: '#footer',
+  }),
+  scroll_into_view_adjust_top: meta('page', integerField(-100_000, 100_000).default(0), {
+    description: 'Then scroll this many CSS px further down (negative: up), e.g. to clear a fixed header.',
+    allowed: 'integer px',
+    default: '0',
+  }),
+};
+
+export const elementRules: OptionRule[] = [
+  conflict('selector', 'full_page', 'the element is captured whole already'),
+  ...CLIP.map((c) => conflict('selector', c)),
+  conflict('clip_x', 'full_page', 'clip_* names the area already'),
+  ({ given, add }) => {
+    const some = CLIP.filter((c) => given(c));
+    if (some.length > 0 && some.length < CLIP.length) {
+      for (const missing of CLIP.filter((c) => !given(c)))
+        add('invalid_parameter', missing, `is required with ${some.join(', ')} (give all four clip_*)`);
+    }
+  },
+  ({ given, add }) => {
+    if (given('scroll_into_view_adjust_top') && !given('scroll_into_view')) {
+      add('invalid_parameter', 'scroll_into_view_adjust_top', 'applies only with scroll_into_view');
+    }
+  },
+];
