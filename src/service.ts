@@ -26,6 +26,8 @@ export interface EngineOverrides {
   resolve?: Resolver | undefined;
   /** A shared filter engine, so test files need not each load one. */
   adblock?: AdblockEngineStore | undefined;
+  /** The same for block_trackers. */
+  trackers?: AdblockEngineStore | undefined;
 }
 
 /** The parts of a service; each defaults to the one the config describes. */
@@ -130,6 +132,16 @@ export function createAdblockStore(config: Config, logger: Logger): AdblockEngin
   });
 }
 
+/** The block_trackers engine: the EasyPrivacy list(s) among SHUTTER_ADBLOCK_LISTS, cached beside the other. */
+export function createTrackerStore(config: Config, logger: Logger): AdblockEngineStore {
+  return new AdblockEngineStore({
+    lists: config.SHUTTER_ADBLOCK_LISTS.filter((list) => /easyprivacy/i.test(list)),
+    cacheDir: join(config.SHUTTER_DATA_DIR, 'adblock-trackers'),
+    refreshHours: config.SHUTTER_ADBLOCK_REFRESH_HOURS,
+    logger,
+  });
+}
+
 /** A Chromium engine configured from SHUTTER_* settings (not started). */
 export function createEngine(config: Config, logger: Logger, overrides: EngineOverrides = {}): ChromiumEngine {
   const allowed = config.SHUTTER_ALLOWED_PRIVATE_NETWORKS;
@@ -146,6 +158,7 @@ export function createEngine(config: Config, logger: Logger, overrides: EngineOv
     jsHeapMb: config.SHUTTER_PAGE_MEMORY_MB,
     ...(resolve.stats ? { resolverStats: resolve.stats } : {}),
     adblock: overrides.adblock ?? createAdblockStore(config, logger),
+    trackers: overrides.trackers ?? createTrackerStore(config, logger),
     logger,
   });
 }

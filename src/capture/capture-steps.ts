@@ -1,5 +1,6 @@
 import { formatOf } from '../formats/registry.js';
 import type { CaptureStep } from './steps/capture-step.js';
+import { checkContent, checkStatus } from './steps/content-checks.js';
 import { scrollIntoView } from './steps/element.js';
 import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles, pauseMotion } from './steps/inject-styles.js';
@@ -17,7 +18,10 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
   {
     name: 'navigate',
     phase: 'navigate',
-    run: ({ page, options, signal, mainFrame }) => navigate(page, options, signal).catch(mainFrame.rethrow),
+    async run({ page, options, signal, mainFrame }) {
+      const status = await navigate(page, options, signal).catch(mainFrame.rethrow);
+      checkStatus(status, options.fail_on_http_status);
+    },
   },
   {
     name: 'wait_until',
@@ -87,7 +91,7 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
       mainFrame.check();
     },
   },
-  // checks (issue 15: content checks)
+  { name: 'checks', phase: 'wait', run: ({ page, options }) => checkContent(page, options) },
   {
     // The format's own phases (wait for lazy content, capture, encode) are measured inside.
     name: 'render',

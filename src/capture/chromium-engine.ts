@@ -32,6 +32,8 @@ export interface ChromiumEngineOptions {
   egress: EgressProxy;
   /** Filter engine for block_ads; without it block_ads answers 501. */
   adblock?: AdblockEngineStore;
+  /** block_trackers: EasyPrivacy alone. */
+  trackers?: AdblockEngineStore;
   /** The egress resolver's counters, for /v1/status. */
   resolverStats?: () => ResolverStats;
   /** JavaScript heap limit per page, MB. */
@@ -90,7 +92,7 @@ export class ChromiumEngine implements CaptureEngine {
 
   private async run({ context, page }: Session, options: TakeOptions, run: RunState): Promise<CaptureResult> {
     closeDialogsAndPopups(page);
-    const blocking = new PageBlocking(page, options, this.options.adblock);
+    const blocking = new PageBlocking(page, options, this.options.adblock, this.options.trackers);
     await blocking.beforeNavigation();
     const tracker = new RequestTracker(
       page,

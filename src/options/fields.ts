@@ -63,3 +63,13 @@ export const stringListField = () =>
 /** One CSS selector (≤ 500 characters) that a standards parser accepts; the page has the last word (422 selector_invalid). */
 export const selectorField = () =>
   textField(500, 'a CSS selector').refine((s) => isValidSelector(s), { message: 'is not a valid CSS selector' });
+
+/**
+ * A repeated parameter (query: repeat it or name[]; JSON: an array) of values each checked by
+ * `item`, at most `max`. A single value counts as a list of one.
+ */
+export const listOf = <T extends z.ZodType>(item: T, max: number) =>
+  z
+    .union([z.string(), z.array(z.unknown())], { error: 'must be a value or a list of values' })
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .pipe(z.array(item).max(max, { error: `at most ${max} values` }));

@@ -9,3 +9,22 @@ export const MAX_STYLES_CHARS = 100 * 1024;
 export const TIMEOUT_CAP = { url: 90, short: 12 } as const;
 export const DEFAULT_TIMEOUT = { url: 60, short: 12 } as const;
 export const MAX_SCRIPT_CHARS = 100 * 1024;
+export const MAX_BLOCK_REQUESTS = 100;
+export const MAX_CONTENT_CHECKS = 20;
+export const MAX_HEADERS = 50;
+export const MAX_COOKIES = 50;
+/** Resource types block_resources names, as Chromium (and Playwright) report them. */
+export const RESOURCE_TYPES = [
+  'document',
+  'stylesheet',
+  'image',
+  'media',
+  'font',
+  'script',
+  'xhr',
+  'fetch',
+  'websocket',
+  'eventsource',
+  'manifest',
+  'other',
+] as const;

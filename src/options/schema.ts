@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { blockingParameters } from './parameters/blocking.js';
+import { checksParameters } from './parameters/checks.js';
 import { elementParameters, elementRules } from './parameters/element.js';
 import { emulationParameters, emulationRules } from './parameters/emulation.js';
 import type { ParameterMeta } from './parameters/meta.js';
@@ -30,6 +31,7 @@ export const takeParameters = {
   ...interactionParameters,
   ...blockingParameters,
   ...waitsParameters,
+  ...checksParameters,
   ...requestParameters,
   ...pdfParameters,
 };

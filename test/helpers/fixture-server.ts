@@ -37,6 +37,13 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     res.on('close', () => clearTimeout(timer));
     return;
   }
+  const status = /^\/status\/([1-5]\d\d)$/.exec(url.pathname);
+  if (status) {
+    // A page that answers with this HTTP status (fail_on_http_status).
+    res.writeHead(Number(status[1]), { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(`<!doctype html><title>${status[1]}</title><h1>Status ${status[1]}</h1>`);
+    return;
+  }
   if (url.pathname === '/hang') {
     // Never answers; the socket is destroyed when the server stops.
     return;

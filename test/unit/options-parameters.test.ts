@@ -110,6 +110,13 @@ const TESTED_ELSEWHERE: ParameterName[] = [
   'image_height',
   'scroll_into_view',
   'scroll_into_view_adjust_top',
+  // test/unit/blocking-checks-options.test.ts
+  'block_trackers',
+  'block_requests',
+  'block_resources',
+  'fail_if_content_contains',
+  'fail_if_content_missing',
+  'fail_on_http_status',
   // test/unit/interaction-options.test.ts
   'wait_for_selector',
   'scripts',
@@ -439,6 +446,7 @@ describe('defaults', () => {
       block_ads: false,
       block_cookie_banners: false,
       block_chats: false,
+      block_trackers: false,
       hide_selectors: [],
       styles: undefined,
       ip_country_code: undefined,

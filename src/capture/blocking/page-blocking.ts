@@ -16,23 +16,35 @@ export class PageBlocking {
     private readonly page: Page,
     private readonly options: TakeOptions,
     private readonly adblock: AdblockEngineStore | undefined,
+    private readonly trackers: AdblockEngineStore | undefined,
   ) {}
 
   get active(): boolean {
     return this.options.block_ads || this.options.block_chats || this.options.block_cookie_banners;
   }
 
-  /** Before navigation: ad, tracker and chat requests never leave the browser. */
+  /** Before navigation: ad, tracker, chat and the caller's blocked requests never leave the browser. */
   async beforeNavigation(): Promise<void> {
-    if (this.options.block_ads) {
+    const { block_ads, block_trackers, block_chats, block_requests = [], block_resources = [] } = this.options;
+    if (block_ads) {
       this.engine = await this.adblock?.engine();
       if (!this.engine) {
         throw new AppError('not_implemented', 'block_ads is unavailable: no ad-block filter list could be loaded on this server');
       }
     }
-    if (this.engine || this.options.block_chats) {
-      const { blockRequests } = await import('./request-blocking.js');
-      await blockRequests(this.page, this.engine, this.options.block_chats);
+    // block_ads holds EasyPrivacy already.
+    const trackers = block_trackers && !block_ads ? await this.trackers?.engine() : undefined;
+    if (block_trackers && !block_ads && !trackers) {
+      throw new AppError('not_implemented', 'block_trackers is unavailable: no EasyPrivacy list could be loaded on this server');
+    }
+    if (this.engine || trackers || block_chats || block_requests.length > 0 || block_resources.length > 0) {
+      const { blockRequests, urlPattern } = await import('./request-blocking.js');
+      await blockRequests(this.page, {
+        engines: [this.engine, trackers].filter((e) => e !== undefined),
+        chats: block_chats,
+        patterns: block_requests.map(urlPattern),
+        types: new Set(block_resources),
+      });
     }
   }
 

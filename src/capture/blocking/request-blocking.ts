@@ -36,21 +36,48 @@ function sourceUrlOf(request: Request, page: Page): string {
   }
 }
 
+/** What one page's requests are checked against; only what the options asked for is set. */
+export interface RequestRules {
+  /** block_ads (ads and trackers) or block_trackers (EasyPrivacy). */
+  engines: FiltersEngine[];
+  chats: boolean;
+  /** block_requests, compiled. */
+  patterns: RegExp[];
+  /** block_resources. */
+  types: ReadonlySet<string>;
+}
+
+/** A block_requests pattern: `*` matches any characters, everything else itself; the whole URL must match. */
+export function urlPattern(pattern: string): RegExp {
+  const body = pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
+  return new RegExp(`^${body}$`, 'i');
+}
+
 /**
- * Aborts requests of ads/trackers (filter engine) and chat widgets before they leave the
- * browser. Registered only when a blocking flag is set: other captures pay nothing. Requests
- * it does not block fall back to any other route handler.
+ * Aborts requests of ads/trackers (filter engines), chat widgets, matching URL patterns and
+ * resource types before they leave the browser. Registered only when one of those options is
+ * set: other captures pay nothing. Requests it does not block fall back to any other route handler.
  */
-export async function blockRequests(page: Page, engine: FiltersEngine | undefined, chats: boolean): Promise<void> {
+export async function blockRequests(page: Page, rules: RequestRules): Promise<void> {
   await page.route('**/*', async (route: Route) => {
     const request = route.request();
     const url = request.url();
-    if (chats && isChatRequest(url)) return route.abort('blockedbyclient');
-    if (engine && !isMainDocument(request, page)) {
-      const type = (FILTER_TYPES[request.resourceType()] ?? 'other') as never;
-      const { match, redirect } = engine.match(FilterRequest.fromRawDetails({ url, sourceUrl: sourceUrlOf(request, page), type }));
-      if (redirect) return route.fulfill({ status: 200, contentType: redirect.contentType, body: redirect.body });
-      if (match) return route.abort('blockedbyclient');
+    if (rules.chats && isChatRequest(url)) return route.abort('blockedbyclient');
+    if (!isMainDocument(request, page)) {
+      if (rules.types.has(request.resourceType())) return route.abort('blockedbyclient');
+      if (rules.patterns.some((re) => re.test(url))) return route.abort('blockedbyclient');
+      if (rules.engines.length > 0) {
+        const type = (FILTER_TYPES[request.resourceType()] ?? 'other') as never;
+        const details = FilterRequest.fromRawDetails({ url, sourceUrl: sourceUrlOf(request, page), type });
+        for (const engine of rules.engines) {
+          const { match, redirect } = engine.match(details);
+          if (redirect) return route.fulfill({ status: 200, contentType: redirect.contentType, body: redirect.body });
+          if (match) return route.abort('blockedbyclient');
+        }
+      }
     }
     return route.fallback();
   });

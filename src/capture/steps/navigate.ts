@@ -9,10 +9,11 @@ import type { TakeOptions } from '../../options/schema.js';
 export const HTML_ORIGIN = 'http://html.shutter.invalid/';
 
 /**
- * Loads the url or the caller's html until the document commits. Waiting for wait_until is the
+ * Loads the url or the caller's html until the document commits; answers the main document's
+ * HTTP status (after redirects). Waiting for wait_until is the
  * next step (wait-for-page.ts), where stalled third parties are bounded.
  */
-export async function navigate(page: Page, options: TakeOptions, signal: AbortSignal): Promise<void> {
+export async function navigate(page: Page, options: TakeOptions, signal: AbortSignal): Promise<number | undefined> {
   let target = options.url;
   if (options.html !== undefined) {
     const html = options.html;
@@ -21,7 +22,8 @@ export async function navigate(page: Page, options: TakeOptions, signal: AbortSi
   }
   try {
     // The capture deadline bounds navigation; Playwright's own timeout is disabled.
-    await page.goto(target!, { waitUntil: 'commit', timeout: 0 });
+    const response = await page.goto(target!, { waitUntil: 'commit', timeout: 0 });
+    return response?.status();
   } catch (error) {
     if (signal.aborted) throw error;
     throw new AppError('navigation_failed', navigationMessage(error));
