@@ -11,6 +11,7 @@ import { BrowserPool, type Session } from './browser-pool.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
 import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
+import { shapeRequests } from './steps/request-shaping.js';
 import { Limiter } from './limiter.js';
 import { raceAbort } from '../util/race-abort.js';
 import type { ImageLimits } from './steps/screenshot.js';
@@ -94,6 +95,8 @@ export class ChromiumEngine implements CaptureEngine {
     closeDialogsAndPopups(page);
     const blocking = new PageBlocking(page, options, this.options.adblock, this.options.trackers);
     await blocking.beforeNavigation();
+    // Registered after blocking, so it runs first and blocking sees (and passes on) the headers.
+    if (options.cookies || options.headers) await shapeRequests(context, page, options);
     const tracker = new RequestTracker(
       page,
       options.wait_until === 'networkidle2' || options.scripts_wait_until === 'networkidle2' ? 2 : 0,

@@ -10,6 +10,7 @@ import { outputParameters } from './parameters/output.js';
 import { pageParameters } from './parameters/page.js';
 import { pdfParameters } from './parameters/pdf.js';
 import { requestParameters } from './parameters/request.js';
+import { requestShapingParameters } from './parameters/request-shaping.js';
 import { sourceParameters } from './parameters/source.js';
 import { viewportParameters } from './parameters/viewport.js';
 import { waitsParameters } from './parameters/waits.js';
@@ -33,6 +34,7 @@ export const takeParameters = {
   ...waitsParameters,
   ...checksParameters,
   ...requestParameters,
+  ...requestShapingParameters,
   ...pdfParameters,
 };
 

@@ -23,6 +23,8 @@ export interface FixtureServer {
   port: number;
   /** Paths (with query) of every request received, in order. */
   requests: string[];
+  /** Every request received with its Host and headers, in order (what a third party would see). */
+  received: Array<{ host: string; path: string; headers: IncomingMessage['headers'] }>;
   server: Server;
 }
 
@@ -42,6 +44,18 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     // A page that answers with this HTTP status (fail_on_http_status).
     res.writeHead(Number(status[1]), { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(`<!doctype html><title>${status[1]}</title><h1>Status ${status[1]}</h1>`);
+    return;
+  }
+  if (url.pathname === '/redirect') {
+    res.writeHead(302, { location: url.searchParams.get('to') ?? '/', 'cache-control': 'no-store' }).end();
+    return;
+  }
+  if (url.pathname === '/echo') {
+    // The request's cookies and headers, as the page shows them (header values escaped).
+    const esc = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    const items = Object.entries(req.headers).map(([k, v]) => `<li>${esc(k)}=${esc(String(v))}</li>`);
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(`<!doctype html><title>echo</title><ul>${items.join('')}</ul>${url.searchParams.get('then') ?? ''}`);
     return;
   }
   if (url.pathname === '/hang') {
@@ -72,8 +86,10 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 /** Starts the fixture server on 127.0.0.1 at a random free port. */
 export async function startFixtureServer(): Promise<FixtureServer> {
   const requests: string[] = [];
+  const received: FixtureServer['received'] = [];
   const server = createServer((req, res) => {
     requests.push(req.url ?? '/');
+    received.push({ host: req.headers.host ?? '', path: req.url ?? '/', headers: req.headers });
     handle(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();
@@ -84,7 +100,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}`, port, requests, server };
+  return { baseUrl: `http://127.0.0.1:${port}`, port, requests, received, server };
 }
 
 /** Stops the server, cutting open connections (such as /hang) at once. */

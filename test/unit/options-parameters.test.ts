@@ -117,6 +117,9 @@ const TESTED_ELSEWHERE: ParameterName[] = [
   'fail_if_content_contains',
   'fail_if_content_missing',
   'fail_on_http_status',
+  // test/unit/request-options.test.ts
+  'headers',
+  'cookies',
   // test/unit/interaction-options.test.ts
   'wait_for_selector',
   'scripts',
