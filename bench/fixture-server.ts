@@ -85,6 +85,15 @@ async function main() {
       res.once('close', () => held.delete(res));
       return;
     }
+    if (path === '/api/late.json') {
+      // A client-rendered page's API: answers after 800 ms (late.html).
+      const timer = setTimeout(
+        () => res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end('{"items":6}'),
+        800,
+      );
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
     const page = files.get(path);
     if (page) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(page);
     let m: RegExpMatchArray | null;

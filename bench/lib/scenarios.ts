@@ -151,6 +151,18 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: 'upload',
   },
   ...realPageScenarios(),
+  // wait_until=ready (issue 15) against load and networkidle0 on a client-rendered page: a skeleton
+  // whose cards come from an API that answers 800 ms after the document (late.html).
+  ...(['load', 'networkidle0', 'ready'] as const).map((wait): Scenario => ({
+    id: `late-${wait}-c1`,
+    title: `client-rendered page (API answers in 800 ms), png, wait_until=${wait}`,
+    page: 'late.html',
+    params: { wait_until: wait },
+    concurrency: 1,
+    engines: ['shutter'],
+    expect: 'png',
+    weight: 0.3,
+  })),
 ];
 
 /**

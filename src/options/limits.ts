@@ -1,6 +1,6 @@
 /** Sizes and caps of the options, shared by the schema, the parser and the HTTP layer. */
 export const PAPER_FORMATS = ['a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'letter', 'legal', 'tabloid', 'ledger'] as const;
-export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2', 'ready'] as const;
 export const MAX_HIDE_SELECTORS = 50;
 export const MAX_URL_CHARS = 2048;
 export const MAX_HTML_CHARS = 5 * 1024 * 1024;

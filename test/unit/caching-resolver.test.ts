@@ -133,17 +133,19 @@ describe('the egress resolver', () => {
     dns.set('printer.lab.test', { answer: { a: ['93.184.216.40'] } });
     dns.set('api.svc', { answer: { a: ['93.184.216.41'] } });
     const resolve = resolverFor({ resolvConfPath: conf });
+    // The names asked, in order; a query resent after c-ares' retry interval (a loaded machine) counts once.
+    const asked = () => [...new Set(dns.queries.filter((q) => q.type === 'A').map((q) => q.name))];
     // No dot: the search domains first, in order.
     expect(await resolve('printer')).toEqual(['93.184.216.40']);
-    expect(dns.queries.filter((q) => q.type === 'A').map((q) => q.name)).toEqual(['printer.corp.test', 'printer.lab.test']);
+    expect(asked()).toEqual(['printer.corp.test', 'printer.lab.test']);
     dns.queries.length = 0;
     // At least ndots dots: the name as is first.
     expect(await resolve('api.svc')).toEqual(['93.184.216.41']);
-    expect(dns.queries.filter((q) => q.type === 'A').map((q) => q.name)).toEqual(['api.svc']);
+    expect(asked()).toEqual(['api.svc']);
     dns.queries.length = 0;
     // A trailing dot is absolute: no search domain.
     expect(await codeOf(resolve('printer.'))).toBe('ENOTFOUND');
-    expect(dns.queries.filter((q) => q.type === 'A').map((q) => q.name)).toEqual(['printer']);
+    expect(asked()).toEqual(['printer']);
   });
 
   it('a server failure is reported as such and ends the search', async () => {

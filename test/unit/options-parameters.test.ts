@@ -234,8 +234,9 @@ const CASES: ParameterCase[] = [
       ['networkidle', 'networkidle0'],
       ['NetworkIdle', 'networkidle0'],
       ['LOAD', 'load'],
+      ['ready', 'ready'],
     ],
-    invalid: ['idle', 'networkidle1', 'ready', '', 0],
+    invalid: ['idle', 'networkidle1', 'readyish', '', 0],
     default: 'load',
   },
   {

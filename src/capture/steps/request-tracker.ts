@@ -26,10 +26,15 @@ interface Flight {
  * or a partial_load names. The main document's own request is never "stalled": without it there
  * is nothing to capture.
  */
+const isData = (request: Request) => request.resourceType() === 'fetch' || request.resourceType() === 'xhr';
+
 export class RequestTracker {
   private readonly flights = new Map<Request, Flight>();
   /** When the count last rose above the idle threshold, or fell back to it (or tracking began). */
   private busySince = performance.now();
+  /** fetch/XHR in flight, and since when there has been none (wait_until=ready). */
+  private dataInFlight = 0;
+  private dataQuietSince = performance.now();
 
   /** @param idleThreshold requests allowed in flight for networkidle (0 or 2). */
   constructor(
@@ -44,6 +49,7 @@ export class RequestTracker {
 
   private readonly onStart = (request: Request) => {
     this.flights.set(request, { startedAt: performance.now() });
+    if (isData(request)) this.dataInFlight++;
     if (this.flights.size > this.idleThreshold) this.busySince = performance.now();
   };
 
@@ -54,13 +60,23 @@ export class RequestTracker {
 
   private readonly onEnd = (request: Request) => {
     // The quiet period starts when the count falls back to the threshold.
-    if (this.flights.delete(request) && this.flights.size === this.idleThreshold) this.busySince = performance.now();
+    if (!this.flights.delete(request)) return;
+    if (this.flights.size === this.idleThreshold) this.busySince = performance.now();
+    if (isData(request) && --this.dataInFlight === 0) this.dataQuietSince = performance.now();
   };
 
   /** Resolves once at most idleThreshold requests have been in flight for 500 ms in a row. */
   async idle(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       if (this.flights.size <= this.idleThreshold && performance.now() - this.busySince >= IDLE_MS) return;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  }
+
+  /** Resolves once no fetch or XHR has been in flight for 500 ms in a row (images, fonts and trackers aside). */
+  async dataIdle(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      if (this.dataInFlight === 0 && performance.now() - this.dataQuietSince >= IDLE_MS) return;
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }

@@ -1,5 +1,6 @@
 import type { CDPSession, Page } from 'playwright-core';
 import type { TakeOptions } from '../../options/schema.js';
+import { pageSettled } from './page-ready.js';
 import type { PendingRequest, RequestTracker } from './request-tracker.js';
 
 /** How often the stall rule and the deadline are checked while waiting. */
@@ -80,5 +81,9 @@ async function waitOrStop(options: TakeOptions, context: WaitContext, signal: Ab
 async function waitCondition(options: TakeOptions, page: Page, tracker: RequestTracker, signal: AbortSignal): Promise<void> {
   if (options.wait_until === 'domcontentloaded') return page.waitForLoadState('domcontentloaded', { timeout: 0 });
   await page.waitForLoadState('load', { timeout: 0 });
+  if (options.wait_until === 'ready') {
+    await Promise.all([tracker.dataIdle(signal), pageSettled(page)]);
+    return;
+  }
   if (options.wait_until === 'networkidle0' || options.wait_until === 'networkidle2') await tracker.idle(signal);
 }

@@ -5,8 +5,10 @@ import { meta } from './meta.js';
 /** When the page counts as ready, and how long a capture may take. */
 export const waitsParameters = {
   wait_until: meta('waits', enumField(WAIT_UNTIL, { networkidle: 'networkidle0' }).default('load'), {
-    description: 'When navigation counts as done: the load event, DOMContentLoaded, or no more than 0 / 2 network connections for 500 ms.',
-    allowed: 'load, domcontentloaded, networkidle0, networkidle2 (networkidle = networkidle0)',
+    description:
+      'When navigation counts as done: the load event, DOMContentLoaded, no more than 0 / 2 network connections for 500 ms, ' +
+      'or ready: load, web fonts loaded, images decoded, no fetch/XHR for 500 ms and a still layout for 300 ms ("looks finished").',
+    allowed: 'load, domcontentloaded, networkidle0, networkidle2, ready (networkidle = networkidle0)',
     default: 'load',
   }),
   delay: meta('waits', numberField(0, 30).default(0), {
