@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ParseArgsConfig } from 'node:util';
-import { z } from 'zod';
 import { Timings } from '../capture/timings.js';
 import { loadConfig } from '../config/load.js';
 import { AppError } from '../errors/app-error.js';
@@ -8,7 +7,7 @@ import { formatOf } from '../formats/registry.js';
 import { withExtension } from '../options/attachment-name.js';
 import { didYouMean } from '../options/did-you-mean.js';
 import { parseTakeOptions } from '../options/parse-take-options.js';
-import { PARAMETER_NAMES, takeSchema } from '../options/schema.js';
+import { parameterForms } from '../options/parameter-forms.js';
 import { createService } from '../service.js';
 import { createLogger } from '../observability/logger.js';
 import { parseCommandLine, UsageError } from './args.js';
@@ -19,14 +18,10 @@ export const TAKE_USAGE = `usage: shutter take <url|file.html> [-o file|-] [--op
 
 /** The command line's options: every capture parameter (booleans as flags, lists repeatable), plus -o. */
 function takeOptions() {
-  const { properties } = z.toJSONSchema(takeSchema, { io: 'input', unrepresentable: 'any' }) as {
-    properties: Record<string, { type?: string; anyOf?: Array<{ type?: string }> }>;
-  };
   const options: NonNullable<ParseArgsConfig['options']> = { output: { type: 'string', short: 'o' } };
-  for (const name of PARAMETER_NAMES) {
+  for (const { name, kind } of parameterForms()) {
     if (name === 'url' || name === 'html') continue;
-    const types = new Set([properties[name]?.type, ...(properties[name]?.anyOf ?? []).map((t) => t.type)]);
-    options[name] = types.has('boolean') ? { type: 'boolean' } : { type: 'string', multiple: types.has('array') };
+    options[name] = kind === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: kind === 'list' };
   }
   return options;
 }

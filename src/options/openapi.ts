@@ -4,7 +4,7 @@ import { OUTPUT_FORMATS } from '../formats/registry.js';
 import { PARAMETER_NAMES, parameterMeta, takeParameters, takeSchema, type ParameterName } from './schema.js';
 
 /** Our docs metadata is not JSON Schema; OpenAPI wants extensions prefixed with x-. */
-const EXTENSION_KEYS = ['allowed', 'formats', 'example', 'default'] as const;
+const EXTENSION_KEYS = ['allowed', 'formats', 'example', 'default', 'group', 'choices'] as const;
 
 /** The OpenAPI 3.1 document of the API, derived from the options schema. */
 export function buildOpenApi(version: string): Record<string, unknown> {

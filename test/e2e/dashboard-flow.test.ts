@@ -1,6 +1,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/capture/chromium-path.js';
+import { parameterForms } from '../../src/options/parameter-forms.js';
 import { buildTestApp, type TestApp } from '../helpers/stub-engine.js';
 
 /**
@@ -51,7 +52,7 @@ describe('dashboard in a browser', () => {
     await page.click('text=Open the playground');
     await page.fill('#pg-key', key);
     await page.fill('#pg-url', 'https://example.com/from-playground');
-    await page.fill('#pg-width', '800');
+    await page.fill('#pg-viewport_width', '800');
     expect(await page.textContent('#curl')).toBe(
       `curl -H "apikey: $SHUTTER_KEY" "${base}/v1/take?url=https%3A%2F%2Fexample.com%2Ffrom-playground&format=png&viewport_width=800" -o capture`,
     );
@@ -74,6 +75,37 @@ describe('dashboard in a browser', () => {
     await page.goto(`${base}/dashboard/keys`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
     expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('the playground offers every parameter in its group; lists repeat and booleans are sent as chosen', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/dashboard/signup`);
+    await page.fill('#email', 'playground@example.com');
+    await page.fill('#password', 'a password for the playground');
+    await Promise.all([page.waitForURL('**/dashboard/keys?welcome'), page.click('button:has-text("Create account")')]);
+    await page.fill('#key-name', 'pg');
+    await page.click('button:has-text("Create key")');
+    const key = (await page.textContent('#new-key'))!.trim();
+    await page.goto(`${base}/dashboard/playground`);
+
+    for (const p of parameterForms()) {
+      expect(await page.locator(`#pg-group-${p.group} [name="${p.name}"]`).count(), p.name).toBe(1);
+    }
+    await page.fill('#pg-key', key);
+    await page.click('#pg-group-page summary');
+    await page.fill('#pg-hide_selectors', '.a\n\n  .b  ');
+    await page.selectOption('#pg-full_page', 'true');
+    await page.selectOption('#pg-format', 'jpg');
+    await page.click('#pg-group-waits summary');
+    await page.selectOption('#pg-wait_until', 'ready');
+    expect(await page.textContent('#curl')).toBe(
+      `curl -H "apikey: $SHUTTER_KEY" "${base}/v1/take?url=https%3A%2F%2Fexample.com&format=jpg&full_page=true&hide_selectors=.a&hide_selectors=.b&wait_until=ready" -o capture`,
+    );
+    await page.click('#pg-submit');
+    await page.locator('#preview img').waitFor();
+    expect(t.engine.last).toMatchObject({ format: 'jpg', full_page: true, hide_selectors: ['.a', '.b'], wait_until: 'ready' });
     await context.close();
   });
 });

@@ -132,7 +132,8 @@ describe('the egress resolver', () => {
     await writeFile(conf, 'search corp.test lab.test\noptions ndots:1\n');
     dns.set('printer.lab.test', { answer: { a: ['93.184.216.40'] } });
     dns.set('api.svc', { answer: { a: ['93.184.216.41'] } });
-    const resolve = resolverFor({ resolvConfPath: conf });
+    // A generous deadline: this test is about order, and a loaded CI machine may take over 1 s for three queries.
+    const resolve = resolverFor({ resolvConfPath: conf, timeoutMs: 5_000 });
     // The names asked, in order; a query resent after c-ares' retry interval (a loaded machine) counts once.
     const asked = () => [...new Set(dns.queries.filter((q) => q.type === 'A').map((q) => q.name))];
     // No dot: the search domains first, in order.

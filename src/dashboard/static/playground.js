@@ -15,6 +15,20 @@
     var out = new URLSearchParams();
     data.forEach(function (value, name) {
       if (name === 'apikey' || value === '') return;
+      var field = form.elements.namedItem(name);
+      // A list parameter: one value per line, sent as the parameter repeated.
+      if (field && field.dataset && field.dataset.list) {
+        String(value)
+          .split('\n')
+          .map(function (line) {
+            return line.trim();
+          })
+          .filter(Boolean)
+          .forEach(function (line) {
+            out.append(name, line);
+          });
+        return;
+      }
       out.append(name, String(value));
     });
     return out;

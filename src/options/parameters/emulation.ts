@@ -75,6 +75,7 @@ export const emulationParameters = {
   media_type: meta('page', enumField(['screen', 'print'] as const).default('screen'), {
     description: 'CSS media type the page is rendered with (pdf has pdf_media_type).',
     allowed: 'screen, print',
+    choices: ['screen', 'print'],
     default: 'screen',
     formats: NOT_PDF,
   }),

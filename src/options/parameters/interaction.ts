@@ -21,6 +21,7 @@ export const interactionParameters = {
   scripts_wait_until: meta('page', enumField(WAIT_UNTIL, { networkidle: 'networkidle0' }).optional(), {
     description: 'Wait again after the script, for scripts that navigate or fetch.',
     allowed: 'load, domcontentloaded, networkidle0, networkidle2, ready',
+    choices: WAIT_UNTIL,
   }),
   click: meta('page', selectorField().optional(), {
     description: 'Click the first element matching this CSS selector (after scripts, hide_selectors and styles).',

@@ -16,6 +16,8 @@ export interface ParameterMeta {
   /** Formats the parameter applies to; absent = all. */
   formats?: readonly string[];
   example?: string;
+  /** The values to choose from, for a parameter that is one of a list (the playground offers them). */
+  choices?: readonly string[];
   /** A JSON Schema `default` for OpenAPI where the schema cannot hold one (it depends on other parameters). */
   jsonDefault?: unknown;
   [key: string]: unknown;

@@ -7,6 +7,7 @@ export const outputParameters = {
   format: meta('output', enumField(FORMATS, FORMAT_ALIASES).default('png'), {
     description: 'Output format.',
     allowed: FORMAT_NAMES_TEXT,
+    choices: FORMATS,
     default: 'png',
   }),
   quality: meta('output', integerField(0, 100).default(80), {

@@ -11,6 +11,7 @@ export const pdfParameters = {
   pdf_paper_format: meta('pdf', enumField(PAPER_FORMATS).default('a4'), {
     description: 'Paper size.',
     allowed: 'a0–a6, letter, legal, tabloid, ledger (case-insensitive)',
+    choices: PAPER_FORMATS,
     default: 'a4',
     formats: PDF,
   }),
@@ -52,6 +53,7 @@ export const pdfParameters = {
   pdf_media_type: meta('pdf', enumField(['print', 'screen'] as const).default('print'), {
     description: 'CSS media type the page is rendered with.',
     allowed: 'print, screen',
+    choices: ['print', 'screen'],
     default: 'print',
     formats: PDF,
   }),

@@ -9,6 +9,7 @@ export const waitsParameters = {
       'When navigation counts as done: the load event, DOMContentLoaded, no more than 0 / 2 network connections for 500 ms, ' +
       'or ready: load, web fonts loaded, images decoded, no fetch/XHR for 500 ms and a still layout for 300 ms ("looks finished").',
     allowed: 'load, domcontentloaded, networkidle0, networkidle2, ready (networkidle = networkidle0)',
+    choices: WAIT_UNTIL,
     default: 'load',
   }),
   delay: meta('waits', numberField(0, 30).default(0), {
