@@ -13,6 +13,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import sharp from 'sharp';
 
 const FIXTURES = new URL('../../bench/fixtures/', import.meta.url);
+/** Debian's fonts-liberation (installed with Chromium by `make start`). */
+const SLOW_FONT = '/usr/share/fonts/truetype/liberation/LiberationSerif-Bold.ttf';
 const PHOTO_VARIANTS = 16;
 const HANG_MARKER = '<!-- bench:hang -->';
 /** What article-hang.html has in place of the marker: a tracker's pixel whose server never answers. */
@@ -83,6 +85,18 @@ async function main() {
     if (path.startsWith('/hang/')) {
       held.add(res);
       res.once('close', () => held.delete(res));
+      return;
+    }
+    if (path === '/font/slow.ttf') {
+      // A web font that arrives 700 ms late (late-font.html, font-display: swap).
+      const timer = setTimeout(() => {
+        try {
+          res.writeHead(200, { 'content-type': 'font/ttf', 'cache-control': 'no-store' }).end(readFileSync(SLOW_FONT));
+        } catch {
+          res.writeHead(404).end();
+        }
+      }, 700);
+      res.once('close', () => clearTimeout(timer));
       return;
     }
     if (path === '/api/late.json') {

@@ -163,6 +163,17 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: 'png',
     weight: 0.3,
   })),
+  // The same three on a page whose heading font arrives 700 ms late (font-display: swap).
+  ...(['load', 'networkidle0', 'ready'] as const).map((wait): Scenario => ({
+    id: `late-font-${wait}-c1`,
+    title: `page with a web font that arrives in 700 ms, png, wait_until=${wait}`,
+    page: 'late-font.html',
+    params: { wait_until: wait },
+    concurrency: 1,
+    engines: ['shutter'],
+    expect: 'png',
+    weight: 0.3,
+  })),
 ];
 
 /**
