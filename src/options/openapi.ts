@@ -19,12 +19,14 @@ export function buildOpenApi(version: string): Record<string, unknown> {
         delete property[key];
       }
     }
-    delete property.jsonDefault;
+    delete property.defaultWhen;
+    const meta = parameterMeta(name as ParameterName);
     const value = jsonDefault(name as ParameterName);
     if (value !== undefined) property.default = value;
+    // Where another parameter changes it, e.g. timeout's short default for pdf, markdown and html input.
+    if (meta.defaultWhen) property['x-default-when'] = meta.defaultWhen;
     // How the reference states it, e.g. timeout's "60, or 12 where the cap is 12".
-    const stated = parameterMeta(name as ParameterName).default;
-    if (stated !== undefined) property['x-default'] = stated;
+    if (meta.default !== undefined) property['x-default'] = meta.default;
     if (name === 'hide_selectors') property['x-aliases'] = ['hide_selectors[]'];
   }
   const queryParameters = PARAMETER_NAMES.map((name) => ({
@@ -101,12 +103,11 @@ export function buildOpenApi(version: string): Record<string, unknown> {
 }
 
 /**
- * The JSON Schema default of a parameter: the schema's own default as a caller would send it, or
- * the one its metadata states where the real one depends on other parameters (timeout).
+ * The JSON Schema default of a parameter: the schema's own default as a caller would send it
+ * (timeout's is the url capture's; x-default-when gives the others).
  */
 function jsonDefault(name: ParameterName): unknown {
   const meta = parameterMeta(name);
-  if (meta.jsonDefault !== undefined) return meta.jsonDefault;
   const parsed = takeParameters[name].safeParse(undefined);
   if (!parsed.success || parsed.data === undefined) return undefined;
   const primitive = (v: unknown) => v === null || typeof v !== 'object';

@@ -3,14 +3,22 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { isValidAttachmentName } from './attachment-name.js';
 import { didYouMean } from './did-you-mean.js';
-import { formatOf, SHORT_CAP_FORMATS } from '../formats/registry.js';
+import { formatOf } from '../formats/registry.js';
 import { pixelBudgetProblems } from './pixel-budget.js';
 import { parsePageRanges } from './pdf-values.js';
-import type { takeSchema } from './schema.js';
 import { DEFAULT_TIMEOUT, MAX_HIDE_SELECTORS, TIMEOUT_CAP } from './limits.js';
+import { hasShortCap } from './parameters/waits.js';
 import { resolveScreen } from './parameters/emulation.js';
 import type { AddProblem } from './parameters/rules.js';
-import { OPTION_RULES, PARAMETER_NAMES, parameterMeta, takeParameters, type ParameterName, type TakeOptions } from './schema.js';
+import {
+  OPTION_RULES,
+  PARAMETER_NAMES,
+  parameterMeta,
+  takeParameters,
+  takeSchema,
+  type ParameterName,
+  type TakeOptions,
+} from './schema.js';
 import { isValidSelector } from './selectors.js';
 
 export interface ParseContext {
@@ -105,10 +113,11 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
       }
     }
   }
-  const shortCap = (o.format !== undefined && SHORT_CAP_FORMATS.includes(o.format)) || given('html');
+  const shortCap = hasShortCap(o.format, given('html'));
   const cap = shortCap ? TIMEOUT_CAP.short : TIMEOUT_CAP.url;
-  const timeout = o.timeout ?? (shortCap ? DEFAULT_TIMEOUT.short : DEFAULT_TIMEOUT.url);
-  if (valid('timeout') || !given('timeout')) {
+  // The schema's default (o.timeout when not given) is the url capture's; pdf, markdown and html input get the short one.
+  const timeout = shortCap && !given('timeout') ? DEFAULT_TIMEOUT.short : o.timeout;
+  if (timeout !== undefined) {
     if (timeout > cap) {
       add('invalid_parameter', 'timeout', `must be at most ${cap} seconds for pdf, markdown and html input`, { value: o.timeout });
     } else if (o.delay !== undefined && o.delay >= timeout) {
@@ -134,16 +143,19 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
   if (screen && context.maxPixels !== undefined && o.format !== undefined && formatOf(o.format).kind === 'image') {
     details.push(...pixelBudgetProblems(screen, context.maxPixels));
   }
-  if (details.length === 0) return { ...(screen as TakeOptions), timeout };
+  if (details.length === 0) return { ...(screen as TakeOptions), timeout: timeout! };
 
   throw validationError(details);
 }
 
-let defaults: TakeOptions | undefined;
+let defaults: Readonly<TakeOptions> | undefined;
 
-/** Every option at its default (a URL capture of a placeholder page): what a capture with no options uses. */
-export function defaultTakeOptions(): TakeOptions {
-  defaults ??= parseTakeOptions({ url: 'https://example.com/' }, { countries: [] });
+/**
+ * Every option at the schema's default, the screen resolved as for a request that gives none: what a
+ * url capture with no options uses (no source is set). Derived once from the schema.
+ */
+export function defaultTakeOptions(): Readonly<TakeOptions> {
+  defaults ??= Object.freeze(resolveScreen(takeSchema.parse({}), () => false) as TakeOptions);
   return defaults;
 }
 

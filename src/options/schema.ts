@@ -46,9 +46,8 @@ export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];
 
 export const takeSchema = z.object(takeParameters);
 
-/** Options after validation, with every default applied. */
-export type TakeOptions = Omit<z.output<typeof takeSchema>, 'timeout' | 'viewport_mobile' | 'viewport_has_touch'> & {
-  timeout: number;
+/** Options after validation, with every default applied (timeout's as parse-take-options picks it for the format and input). */
+export type TakeOptions = Omit<z.output<typeof takeSchema>, 'viewport_mobile' | 'viewport_has_touch'> & {
   /** Resolved from the device when not given (resolveScreen). */
   viewport_mobile: boolean;
   viewport_has_touch: boolean;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../src/options/openapi.js';
+import { DEFAULT_TIMEOUT } from '../../src/options/limits.js';
 import { fillGenerated } from '../../src/options/reference.js';
 import { PARAMETER_NAMES } from '../../src/options/schema.js';
 
@@ -42,5 +43,18 @@ describe('generated docs', () => {
     expect(p.full_page!.default).toBe(false);
     expect(p.pdf_margin!.default).toBe('0');
     expect(p.url!.default).toBeUndefined();
+  });
+
+  it('OpenAPI states where the timeout default differs, from the same numbers the parser uses', () => {
+    const doc = buildOpenApi('test') as {
+      components: { schemas: { TakeOptions: { properties: Record<string, Record<string, unknown>> } } };
+    };
+    const timeout = doc.components.schemas.TakeOptions.properties.timeout!;
+    expect(timeout.default).toBe(DEFAULT_TIMEOUT.url);
+    expect(timeout['x-default-when']).toEqual([
+      { when: 'format pdf, markdown or html, and any html input', default: DEFAULT_TIMEOUT.short },
+    ]);
+    expect(timeout.defaultWhen).toBeUndefined();
+    expect(timeout.jsonDefault).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError, type ErrorDetail } from '../../src/errors/app-error.js';
 import type { ErrorCode } from '../../src/errors/error-codes.js';
-import { parseTakeOptions } from '../../src/options/parse-take-options.js';
+import { defaultTakeOptions, parseTakeOptions } from '../../src/options/parse-take-options.js';
 import { parsePdfMargin } from '../../src/options/pdf-values.js';
 import { PARAMETER_NAMES, type ParameterName, type TakeOptions } from '../../src/options/schema.js';
 
@@ -467,6 +467,15 @@ describe('defaults', () => {
     });
   });
 
+  it('defaultTakeOptions is a bare url capture’s options without the source, derived once', () => {
+    const { url, ...parsed } = parse({ url: URL_ });
+    expect(url).toBe(URL_);
+    expect(defaultTakeOptions()).toEqual(parsed);
+    expect(defaultTakeOptions().url).toBeUndefined();
+    expect(defaultTakeOptions()).toBe(defaultTakeOptions());
+    expect(Object.isFrozen(defaultTakeOptions())).toBe(true);
+  });
+
   it('parameters given as undefined count as absent', () => {
     const options = parse({ url: URL_, quality: undefined, pdf_landscape: undefined, html: undefined });
     expect(options.quality).toBe(80);
@@ -724,6 +733,7 @@ describe('timeout and delay', () => {
     [{ url: URL_, format: 'pdf' }, 12],
     [{ url: URL_, format: 'markdown' }, 12],
     [{ url: URL_, format: 'md' }, 12],
+    [{ url: URL_, format: 'html' }, 12],
     [{ html: '<p>x</p>' }, 12],
     [{ html: '<p>x</p>', format: 'jpg' }, 12],
     [{ html: '<p>x</p>', format: 'pdf' }, 12],

@@ -18,8 +18,12 @@ export interface ParameterMeta {
   example?: string;
   /** The values to choose from, for a parameter that is one of a list (the playground offers them). */
   choices?: readonly string[];
-  /** A JSON Schema `default` for OpenAPI where the schema cannot hold one (it depends on other parameters). */
-  jsonDefault?: unknown;
+  /**
+   * Defaults that replace the schema's own in some cases (it depends on other parameters), each
+   * with the case as the docs state it: timeout's short one for pdf, markdown and html input.
+   * OpenAPI shows them as x-default-when beside the schema's `default`.
+   */
+  defaultWhen?: ReadonlyArray<{ when: string; default: unknown }>;
   [key: string]: unknown;
 }
 

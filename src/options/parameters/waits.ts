@@ -1,6 +1,14 @@
+import { SHORT_CAP_FORMATS, type Format } from '../../formats/registry.js';
 import { booleanField, enumField, integerField, numberField } from '../fields.js';
 import { WAIT_UNTIL, TIMEOUT_CAP, DEFAULT_TIMEOUT } from '../limits.js';
 import { meta } from './meta.js';
+
+/** Where the short time cap and the short default timeout apply, as the docs state it. */
+const SHORT_CAP_CASES = `format ${SHORT_CAP_FORMATS.join(', ').replace(/, ([^,]*)$/, ' or $1')}, and any html input`;
+
+/** True where a capture gets the short time cap and the short default timeout: a whole-document format, or html input. */
+export const hasShortCap = (format: Format | undefined, htmlInput: boolean): boolean =>
+  htmlInput || (format !== undefined && SHORT_CAP_FORMATS.includes(format));
 
 /** When the page counts as ready, and how long a capture may take. */
 export const waitsParameters = {
@@ -17,14 +25,15 @@ export const waitsParameters = {
     allowed: 'number of seconds 0–30',
     default: '0',
   }),
-  timeout: meta('waits', integerField(1, TIMEOUT_CAP.url).optional(), {
+  // The schema's default is the url image capture's; parse-take-options puts the short one
+  // (defaultWhen) where hasShortCap holds, so the value still depends on the format and the input.
+  timeout: meta('waits', integerField(1, TIMEOUT_CAP.url).default(DEFAULT_TIMEOUT.url), {
     description:
       'Time limit of the whole capture in seconds; past it the answer is 504 capture_timeout. ' +
-      'Capped at 12 for pdf, markdown and any html input.',
-    allowed: 'integer seconds: 1–90 for image captures of a url; 1–12 for pdf, markdown and html input',
+      `Capped at ${TIMEOUT_CAP.short} for ${SHORT_CAP_CASES}.`,
+    allowed: `integer seconds: 1–${TIMEOUT_CAP.url} for image captures of a url; 1–${TIMEOUT_CAP.short} for ${SHORT_CAP_CASES}`,
     default: `${DEFAULT_TIMEOUT.url}, or ${DEFAULT_TIMEOUT.short} where the cap is ${TIMEOUT_CAP.short}`,
-    // The JSON Schema default OpenAPI shows; parse-take-options picks the short one where it applies.
-    jsonDefault: DEFAULT_TIMEOUT.url,
+    defaultWhen: [{ when: SHORT_CAP_CASES, default: DEFAULT_TIMEOUT.short }],
   }),
   stall_timeout: meta('waits', integerField(1, 60).default(5), {
     description:
