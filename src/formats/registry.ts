@@ -41,3 +41,9 @@ export const QUALITY_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f
 
 /** Formats whose capture time is capped at 12 s (as is any html input). */
 export const SHORT_CAP_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.shortTimeCap).map((f) => f.name);
+
+/** Formats whose output is pixels (clip, resizing and the pixel budget apply). */
+export const IMAGE_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.kind === 'image').map((f) => f.name);
+
+/** Formats rendered from the screen, not printed (screen media and element selection apply): all but pdf. */
+export const SCREEN_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.kind !== 'document').map((f) => f.name);

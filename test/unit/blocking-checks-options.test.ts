@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseOptions as parse, problemsOf as problems } from '../helpers/options.js';
 import { urlPattern } from '../../src/capture/blocking/request-blocking.js';
-import { AppError, type ErrorDetail } from '../../src/errors/app-error.js';
-import { parseTakeOptions } from '../../src/options/parse-take-options.js';
-
-const parse = (raw: Record<string, unknown>) => parseTakeOptions({ url: 'https://example.com/', ...raw }, { countries: [] });
-
-function problems(raw: Record<string, unknown>): ErrorDetail[] {
-  try {
-    parse(raw);
-  } catch (error) {
-    if (error instanceof AppError) return error.extra.details ?? [];
-    throw error;
-  }
-  throw new Error(`expected a 400 for ${JSON.stringify(raw)}`);
-}
 
 describe('block_requests patterns', () => {
   it.each([

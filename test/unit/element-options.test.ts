@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, type ErrorDetail } from '../../src/errors/app-error.js';
-import { parseTakeOptions } from '../../src/options/parse-take-options.js';
+import { parseOptions as parse, problemsOf as problems } from '../helpers/options.js';
 
-const parse = (raw: Record<string, unknown>) => parseTakeOptions({ url: 'https://example.com/', ...raw }, { countries: [] });
 const CLIP = { clip_x: 0, clip_y: '10', clip_width: 300, clip_height: '200' };
-
-function problems(raw: Record<string, unknown>): ErrorDetail[] {
-  try {
-    parse(raw);
-  } catch (error) {
-    if (error instanceof AppError) return error.extra.details ?? [];
-    throw error;
-  }
-  throw new Error(`expected a 400 for ${JSON.stringify(raw)}`);
-}
 
 describe('element and region options', () => {
   it('accepts a selector (also for markdown and html), clip_* together, resizing and scroll_into_view', () => {

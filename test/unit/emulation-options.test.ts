@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, type ErrorDetail } from '../../src/errors/app-error.js';
+import { parseOptions as parse, problemsOf as problems } from '../helpers/options.js';
 import { DEVICES } from '../../src/options/devices.js';
-import { parseTakeOptions } from '../../src/options/parse-take-options.js';
-
-const URL_ = 'https://example.com/';
-const parse = (raw: Record<string, unknown>, maxPixels?: number) =>
-  parseTakeOptions({ url: URL_, ...raw }, { countries: [], ...(maxPixels ? { maxPixels } : {}) });
-
-function problems(raw: Record<string, unknown>, maxPixels?: number): ErrorDetail[] {
-  try {
-    parse(raw, maxPixels);
-  } catch (error) {
-    if (error instanceof AppError) return error.extra.details ?? [];
-    throw error;
-  }
-  throw new Error(`expected a 400 for ${JSON.stringify(raw)}`);
-}
 
 describe('viewport_device', () => {
   it('sets the device’s viewport, pixel ratio, user agent, mobile and touch', () => {

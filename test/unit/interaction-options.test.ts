@@ -1,18 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, type ErrorDetail } from '../../src/errors/app-error.js';
-import { parseTakeOptions } from '../../src/options/parse-take-options.js';
-
-const parse = (raw: Record<string, unknown>) => parseTakeOptions({ url: 'https://example.com/', ...raw }, { countries: [] });
-
-function problems(raw: Record<string, unknown>): ErrorDetail[] {
-  try {
-    parse(raw);
-  } catch (error) {
-    if (error instanceof AppError) return error.extra.details ?? [];
-    throw error;
-  }
-  throw new Error(`expected a 400 for ${JSON.stringify(raw)}`);
-}
+import { parseOptions as parse, problemsOf as problems } from '../helpers/options.js';
 
 describe('interaction options', () => {
   it('accepts selectors, a script and its wait; defaults error_on_click_selector_not_found to true', () => {

@@ -1,19 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, type ErrorDetail } from '../../src/errors/app-error.js';
+import { parseOptions as parse, problemsOf as problems } from '../helpers/options.js';
 import { parseSetCookie } from '../../src/options/parameters/request-shaping.js';
-import { parseTakeOptions } from '../../src/options/parse-take-options.js';
-
-const parse = (raw: Record<string, unknown>) => parseTakeOptions({ url: 'https://example.com/', ...raw }, { countries: [] });
-
-function problems(raw: Record<string, unknown>): ErrorDetail[] {
-  try {
-    parse(raw);
-  } catch (error) {
-    if (error instanceof AppError) return error.extra.details ?? [];
-    throw error;
-  }
-  throw new Error(`expected a 400 for ${JSON.stringify(raw)}`);
-}
 
 describe('headers', () => {
   it('takes "Name: value" strings or an object; names are lowercased, values trimmed', () => {

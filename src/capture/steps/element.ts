@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
+import { rethrowSelectorError } from './selector-error.js';
 import type { RenderContext } from '../../formats/output-format.js';
 
 /** A rectangle of the document in CSS px (not of the viewport: scrolling does not move it). */
@@ -45,14 +46,7 @@ async function boxOf(page: Page, selector: string): Promise<Region | undefined> 
       const r = el.getBoundingClientRect();
       return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
     }, selector)
-    .catch((error: unknown) => {
-      if (/not a valid selector|SyntaxError/i.test(error instanceof Error ? error.message : String(error))) {
-        throw new AppError('selector_invalid', `the page's browser cannot parse the selector ${JSON.stringify(selector)}`, {
-          details: [{ parameter: 'selector', message: 'is not a valid CSS selector', value: selector }],
-        });
-      }
-      throw error;
-    });
+    .catch((error: unknown) => rethrowSelectorError(error, 'selector', selector));
   if (!found) return undefined;
   // Device pixels come from whole CSS px here; an empty box still yields a 1×1 image.
   const x = Math.floor(found.x);

@@ -1,5 +1,6 @@
 import type { CDPSession, Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
+import { rethrowSelectorError } from './selector-error.js';
 
 /** Longest script error message passed on: enough to debug, not a page's worth. */
 const MESSAGE_MAX_CHARS = 500;
@@ -7,23 +8,12 @@ const MESSAGE_MAX_CHARS = 500;
 /** Playwright reads `text=`, `xpath=`… as its own engines: the caller's selector is always CSS. */
 const css = (selector: string) => `css=${selector}`;
 
-/** A selector the page's browser cannot parse (the options layer's parser is more lenient): 422. */
-function invalidSelector(error: unknown, parameter: string, selector: string): never {
-  const message = error instanceof Error ? error.message : String(error);
-  if (/not a valid selector|SyntaxError|Unexpected token|Invalid selector/i.test(message)) {
-    throw new AppError('selector_invalid', `the page's browser cannot parse the ${parameter} selector ${JSON.stringify(selector)}`, {
-      details: [{ parameter, message: 'is not a valid CSS selector', value: selector }],
-    });
-  }
-  throw error;
-}
-
 /** wait_for_selector: until one match is visible; only the capture's deadline ends the wait (504 naming it). */
 export async function waitForSelector(page: Page, selector: string | undefined): Promise<void> {
   if (selector === undefined) return;
   await page
     .waitForSelector(css(selector), { state: 'visible', timeout: 0 })
-    .catch((error) => invalidSelector(error, 'wait_for_selector', selector));
+    .catch((error) => rethrowSelectorError(error, 'wait_for_selector', selector));
 }
 
 /**
@@ -60,7 +50,7 @@ export async function pointAt(
 ): Promise<void> {
   if (selector === undefined) return;
   const target = page.locator(css(selector)).first();
-  const count = await target.count().catch((error) => invalidSelector(error, action, selector));
+  const count = await target.count().catch((error) => rethrowSelectorError(error, action, selector));
   if (count === 0) {
     if (!errorWhenMissing) return;
     throw new AppError('selector_not_found', `no element matches the ${action} selector ${JSON.stringify(selector)}`, {

@@ -1,10 +1,8 @@
-import { OUTPUT_FORMATS } from '../../formats/registry.js';
+import { IMAGE_FORMATS, SCREEN_FORMATS } from '../../formats/registry.js';
 import { booleanField, integerField, selectorField } from '../fields.js';
 import { meta } from './meta.js';
 import { conflict, type OptionRule } from './rules.js';
 
-const IMAGES = OUTPUT_FORMATS.filter((f) => f.kind === 'image').map((f) => f.name);
-const NOT_PDF = OUTPUT_FORMATS.filter((f) => f.kind !== 'document').map((f) => f.name);
 const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
 
 /** Part of the page instead of the viewport, and the output image's own size. */
@@ -15,34 +13,34 @@ export const elementParameters = {
       'With markdown and html, only its content. Not with full_page or clip_*.',
     allowed: 'CSS selector, at most 500 characters',
     example: '#pricing',
-    formats: NOT_PDF,
+    formats: SCREEN_FORMATS,
   }),
   error_on_selector_not_found: meta('output', booleanField().default(true), {
     description:
       'A selector that matches nothing is 422 selector_not_found; 0 captures the page as if no selector was given, with X-Shutter-Selector: not-found.',
     allowed: 'boolean',
     default: 'true',
-    formats: NOT_PDF,
+    formats: SCREEN_FORMATS,
   }),
   clip_x: meta('output', integerField(0, 100_000).optional(), {
     description: 'Left edge of the area to capture, in CSS px of the document (all four clip_* together).',
     allowed: 'integer 0–100000',
-    formats: IMAGES,
+    formats: IMAGE_FORMATS,
   }),
   clip_y: meta('output', integerField(0, 1_000_000).optional(), {
     description: 'Top edge of the area to capture, in CSS px of the document.',
     allowed: 'integer 0–1000000',
-    formats: IMAGES,
+    formats: IMAGE_FORMATS,
   }),
   clip_width: meta('output', integerField(1, 16_384).optional(), {
     description: 'Width of the area to capture, in CSS px.',
     allowed: 'integer 1–16384',
-    formats: IMAGES,
+    formats: IMAGE_FORMATS,
   }),
   clip_height: meta('output', integerField(1, 100_000).optional(), {
     description: 'Height of the area to capture, in CSS px (cut at the pixel budget like a full page).',
     allowed: 'integer 1–100000',
-    formats: IMAGES,
+    formats: IMAGE_FORMATS,
   }),
   omit_background: meta('output', booleanField().default(false), {
     description: 'Transparent where the page paints no background of its own.',
@@ -54,12 +52,12 @@ export const elementParameters = {
     description:
       'Resize the image to this width; alone it keeps the aspect ratio, with image_height the image is exactly that size, cropped from the top centre.',
     allowed: 'integer 1–7680',
-    formats: IMAGES,
+    formats: IMAGE_FORMATS,
   }),
   image_height: meta('output', integerField(1, 7680).optional(), {
     description: 'Resize the image to this height (see image_width).',
     allowed: 'integer 1–7680',
-    formats: IMAGES,
+    formats: IMAGE_FORMATS,
   }),
   scroll_into_view: meta('page', selectorField().optional(), {
     description:

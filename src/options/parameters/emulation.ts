@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OUTPUT_FORMATS } from '../../formats/registry.js';
+import { SCREEN_FORMATS } from '../../formats/registry.js';
 import { DEVICE_NAMES, DEVICES } from '../devices.js';
 import { didYouMean } from '../did-you-mean.js';
 import { booleanField, enumField, numberField, textField } from '../fields.js';
@@ -7,8 +7,6 @@ import { meta } from './meta.js';
 import type { OptionRule } from './rules.js';
 
 const TIME_ZONES = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT']);
-/** media_type is for what is rendered on screen; pdf has its own pdf_media_type. */
-const NOT_PDF = OUTPUT_FORMATS.filter((f) => f.kind !== 'document').map((f) => f.name);
 const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 const deviceField = textField(64, 'a device name').transform((text, ctx) => {
@@ -77,7 +75,8 @@ export const emulationParameters = {
     allowed: 'screen, print',
     choices: ['screen', 'print'],
     default: 'screen',
-    formats: NOT_PDF,
+    // pdf has its own pdf_media_type.
+    formats: SCREEN_FORMATS,
   }),
   time_zone: meta('page', timeZoneField.optional(), {
     description: 'Time zone the page sees (Date, Intl).',
