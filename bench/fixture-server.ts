@@ -108,6 +108,16 @@ async function main() {
       res.once('close', () => clearTimeout(timer));
       return;
     }
+    if (path === '/api/slides.json') {
+      // A carousel's slides: the API answers after 600 ms (carousel.html).
+      const slides = ['#c0392b', '#2471a3', '#1e8449'].map((color, i) => ({ color, title: `Sale ${i + 1}` }));
+      const timer = setTimeout(
+        () => res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ slides })),
+        600,
+      );
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
     const page = files.get(path);
     if (page) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(page);
     let m: RegExpMatchArray | null;

@@ -174,6 +174,18 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: 'png',
     weight: 0.3,
   })),
+  // And on a carousel: slides from an API answering in 600 ms, autoplay every 3 s, and a ticker
+  // moved by requestAnimationFrame that never stops (carousel.html).
+  ...(['load', 'networkidle0', 'ready'] as const).map((wait): Scenario => ({
+    id: `carousel-${wait}-c1`,
+    title: `carousel (slides from an API in 600 ms, an endless ticker), png, wait_until=${wait}`,
+    page: 'carousel.html',
+    params: { wait_until: wait },
+    concurrency: 1,
+    engines: ['shutter'],
+    expect: 'png',
+    weight: 0.3,
+  })),
 ];
 
 /**

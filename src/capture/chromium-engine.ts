@@ -11,7 +11,7 @@ import { BrowserPool, type Session } from './browser-pool.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
 import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
-import { shapeRequests } from './steps/request-shaping.js';
+import { addTargetHeaders, setCookies } from './steps/request-shaping.js';
 import { Limiter } from './limiter.js';
 import { raceAbort } from '../util/race-abort.js';
 import type { ImageLimits } from './steps/screenshot.js';
@@ -95,8 +95,7 @@ export class ChromiumEngine implements CaptureEngine {
     closeDialogsAndPopups(page);
     const blocking = new PageBlocking(page, options, this.options.adblock, this.options.trackers);
     await blocking.beforeNavigation();
-    // Registered after blocking, so it runs first and blocking sees (and passes on) the headers.
-    if (options.cookies || options.headers) await shapeRequests(context, page, options);
+    await setCookies(context, options);
     const tracker = new RequestTracker(
       page,
       options.wait_until === 'networkidle2' || options.scripts_wait_until === 'networkidle2' ? 2 : 0,
@@ -117,6 +116,7 @@ export class ChromiumEngine implements CaptureEngine {
         mainFrame: guardMainFrame(page, this.options.egress),
         tracker,
       };
+      await addTargetHeaders(ctx.cdp, options);
       // Before navigation, so the page's scripts see it too (matchMedia('print')).
       if (options.media_type === 'print') await ctx.cdp.send('Emulation.setEmulatedMedia', { media: 'print' });
       for (const step of CAPTURE_STEPS) {

@@ -134,8 +134,10 @@ describe('the egress resolver', () => {
     dns.set('api.svc', { answer: { a: ['93.184.216.41'] } });
     // A generous deadline: this test is about order, and a loaded CI machine may take over 1 s for three queries.
     const resolve = resolverFor({ resolvConfPath: conf, timeoutMs: 5_000 });
-    // The names asked, in order; a query resent after c-ares' retry interval (a loaded machine) counts once.
-    const asked = () => [...new Set(dns.queries.filter((q) => q.type === 'A').map((q) => q.name))];
+    // The names asked, in order; a query resent after c-ares' retry interval (a loaded machine) counts
+    // once, and the earlier test's dropped hang*.example queries, still being resent, are not ours.
+    const ours = (name: string) => name.startsWith('printer') || name.startsWith('api.svc');
+    const asked = () => [...new Set(dns.queries.filter((q) => q.type === 'A' && ours(q.name)).map((q) => q.name))];
     // No dot: the search domains first, in order.
     expect(await resolve('printer')).toEqual(['93.184.216.40']);
     expect(asked()).toEqual(['printer.corp.test', 'printer.lab.test']);

@@ -7,7 +7,8 @@ const STILL_MS = 300;
 
 /**
  * After load: web fonts loaded, the document's images (those that load without scrolling)
- * decoded, and the layout still: no layout shift and no DOM mutation for 300 ms. Runs as DevTools'
+ * decoded, and the layout still: no layout shift and no DOM mutation (other than a style
+ * attribute) for 300 ms. Runs as DevTools'
  * evaluation, so the page's CSP does not apply; bounded by READY_MAX_MS.
  */
 export async function pageSettled(page: Page): Promise<void> {
@@ -33,7 +34,12 @@ export async function pageSettled(page: Page): Promise<void> {
       await new Promise<void>((resolve) => {
         let last = performance.now();
         const moved = () => (last = performance.now());
-        const mutations = new MutationObserver(moved);
+        // A style attribute written on every frame (tickers, carousels driven by
+        // requestAnimationFrame) is animation, not content arriving: it would hold the wait to its
+        // cap. Layout it moves still counts, through the layout-shift entries.
+        const mutations = new MutationObserver((records) => {
+          if (records.some((r) => r.type !== 'attributes' || r.attributeName !== 'style')) moved();
+        });
         mutations.observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
         let shifts: PerformanceObserver | undefined;
         try {
