@@ -12,6 +12,7 @@ start: deps build
 
 test: deps build format-check lint imports typecheck
 	node scripts/run-tests.mjs
+	python3 -m unittest discover -s clients/python/tests
 	@$(MAKE) --no-print-directory bench-smoke-ci
 
 deps: system-deps node-deps

@@ -1,4 +1,7 @@
+import { AppError } from '../errors/app-error.js';
 import { formatOf } from '../formats/registry.js';
+import { isBlankImage } from './steps/blank-image.js';
+import { detectBotChallenge } from './steps/bot-challenge.js';
 import type { CaptureStep } from './steps/capture-step.js';
 import { checkContent, checkStatus } from './steps/content-checks.js';
 import { scrollIntoView } from './steps/element.js';
@@ -18,8 +21,10 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
   {
     name: 'navigate',
     phase: 'navigate',
-    async run({ page, options, signal, mainFrame }) {
+    async run(ctx) {
+      const { page, options, signal, mainFrame } = ctx;
       const status = await navigate(page, options, signal).catch(mainFrame.rethrow);
+      ctx.mainStatus = status;
       checkStatus(status, options.fail_on_http_status);
     },
   },
@@ -93,10 +98,37 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
   },
   { name: 'checks', phase: 'wait', run: ({ page, options }) => checkContent(page, options) },
   {
+    name: 'bot_challenge',
+    phase: 'wait',
+    async run(ctx) {
+      const kind = await detectBotChallenge(ctx.page, ctx.mainStatus);
+      if (!kind) return;
+      if (ctx.options.fail_on_bot_challenge) {
+        throw new AppError('bot_challenge', `the page is a bot challenge (${kind}), not the site's content`, {
+          details: [{ parameter: 'fail_on_bot_challenge', message: `the page is a ${kind} challenge`, value: kind }],
+        });
+      }
+      ctx.warnings.add('bot_challenge');
+    },
+  },
+  {
     // The format's own phases (wait for lazy content, capture, encode) are measured inside.
     name: 'render',
     async run(ctx) {
       ctx.output = await formatOf(ctx.options.format).render(ctx);
+    },
+  },
+  {
+    name: 'blank_check',
+    phase: 'encode',
+    async run(ctx) {
+      if (formatOf(ctx.options.format).kind !== 'image' || !(await isBlankImage(ctx.output!.body))) return;
+      if (ctx.options.fail_if_blank) {
+        throw new AppError('blank_capture', 'the capture is blank: a single colour', {
+          details: [{ parameter: 'fail_if_blank', message: 'every pixel of the image has the same colour' }],
+        });
+      }
+      ctx.warnings.add('blank');
     },
   },
 ];

@@ -8,7 +8,7 @@ import type { TargetCheck } from '../egress/target-check.js';
 import { formatOf } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import { BrowserPool, type Session } from './browser-pool.js';
-import type { CaptureEngine, CaptureResult, EngineStatus } from './engine.js';
+import type { CaptureEngine, CaptureResult, CaptureWarning, EngineStatus } from './engine.js';
 import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
 import { addTargetHeaders, setCookies } from './steps/request-shaping.js';
@@ -115,6 +115,7 @@ export class ChromiumEngine implements CaptureEngine {
         // A main document the egress proxy refused (redirect, refresh, script navigation) is a 403.
         mainFrame: guardMainFrame(page, this.options.egress),
         tracker,
+        warnings: new Set(),
       };
       await addTargetHeaders(ctx.cdp, options);
       // Before navigation, so the page's scripts see it too (matchMedia('print')).
@@ -130,7 +131,7 @@ export class ChromiumEngine implements CaptureEngine {
         contentType: format.contentType,
         ...(ctx.output!.truncated ? { truncated: 'height' as const } : {}),
         ...(ctx.output!.selectorMissing ? { selector: 'not-found' as const } : {}),
-        ...(ctx.partial ? { warnings: ['partial_load' as const], pendingRequests: ctx.partial } : {}),
+        ...warningsOf(ctx),
       };
     } finally {
       tracker.dispose();
@@ -224,4 +225,12 @@ function toAppError(error: unknown): Error {
     return new AppError('navigation_failed', 'the page crashed while rendering');
   }
   return error instanceof Error ? error : new Error(message);
+}
+
+function warningsOf(ctx: CaptureContext): Pick<CaptureResult, 'warnings' | 'pendingRequests'> {
+  const warnings: CaptureWarning[] = [...(ctx.partial ? (['partial_load'] as const) : []), ...ctx.warnings];
+  return {
+    ...(warnings.length ? { warnings } : {}),
+    ...(ctx.partial ? { pendingRequests: ctx.partial } : {}),
+  };
 }

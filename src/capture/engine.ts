@@ -13,13 +13,16 @@ export interface CaptureResult {
   truncated?: 'height';
   /** `selector` matched nothing and error_on_selector_not_found=0: the whole page was captured. */
   selector?: 'not-found';
-  /** X-Shutter-Warning values; `partial_load`: captured while requests were still pending. */
+  /**
+   * X-Shutter-Warning values; `partial_load`: captured while requests were still pending; `blank`:
+   * the image is a single colour; `bot_challenge`: the page is a bot wall.
+   */
   warnings?: CaptureWarning[];
   /** With partial_load: what was still pending when Shutter stopped waiting (at most 10). */
   pendingRequests?: PendingRequest[];
 }
 
-export type CaptureWarning = 'partial_load';
+export type CaptureWarning = 'partial_load' | 'blank' | 'bot_challenge';
 
 export interface EngineStatus {
   browser: string | undefined;

@@ -1,4 +1,5 @@
 import type { Page, Request } from 'playwright-core';
+import { navigationFailed } from '../errors/navigation-failure.js';
 import { AppError } from '../errors/app-error.js';
 import type { EndpointOutcome } from './endpoint-log.js';
 import { bareHost } from './resolver.js';
@@ -47,9 +48,14 @@ export function guardMainFrame(page: Page, egress: OutcomeRecord): MainFrameGuar
         });
       }
       if (failure && error instanceof AppError && error.code === 'navigation_failed') {
-        throw new AppError('navigation_failed', `the page could not be loaded (${failure.outcome})`);
+        throw navigationFailed(failure.outcome, { host: failure.host, ...httpStatusOf(error) });
       }
       throw error;
     },
   };
+}
+
+function httpStatusOf(error: AppError): { httpStatus?: number } {
+  const status = error.extra.facts?.http_status;
+  return typeof status === 'number' ? { httpStatus: status } : {};
 }

@@ -1,3 +1,4 @@
+import { navigationFailed } from '../errors/navigation-failure.js';
 import { AppError } from '../errors/app-error.js';
 import { createAddressGuard } from './address-guard.js';
 import type { Cidr } from '../values/cidr.js';
@@ -20,7 +21,7 @@ export function createTargetCheck(allowed: readonly Cidr[], resolve: Resolver = 
     const host = bareHost(url.hostname);
     const verdict = await guard(host);
     if (verdict.ok) return;
-    if (verdict.reason === 'unresolved') throw new AppError('navigation_failed', `could not resolve the host ${host}`);
+    if (verdict.reason === 'unresolved') throw navigationFailed('ERR_NAME_NOT_RESOLVED', { host });
     throw new AppError('target_forbidden', `the target ${host} resolves to an address that is not allowed`);
   };
 }

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   content_check_failed: 422,
   target_http_error: 422,
   conversion_failed: 422,
+  blank_capture: 422,
+  bot_challenge: 422,
   rate_limited: 429,
   concurrency_limited: 429,
   quota_exceeded: 429,

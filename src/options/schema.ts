@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { blockingParameters } from './parameters/blocking.js';
 import { checksParameters } from './parameters/checks.js';
+import { diagnosticsParameters } from './parameters/diagnostics.js';
 import { elementParameters, elementRules } from './parameters/element.js';
 import { emulationParameters, emulationRules } from './parameters/emulation.js';
 import type { ParameterMeta } from './parameters/meta.js';
@@ -33,6 +34,7 @@ export const takeParameters = {
   ...blockingParameters,
   ...waitsParameters,
   ...checksParameters,
+  ...diagnosticsParameters,
   ...requestParameters,
   ...requestShapingParameters,
   ...pdfParameters,

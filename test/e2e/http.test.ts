@@ -114,6 +114,7 @@ describe('failures', () => {
     const body = await errorOf(res);
     expect(body.error.code).toBe('navigation_failed');
     expect(body.error.message).toMatch(/ERR_CONNECTION_REFUSED/);
+    expect(body.error.details).toEqual({ error: 'ERR_CONNECTION_REFUSED', kind: 'refused' });
   });
 
   it('the service still captures after the failures above', async () => {

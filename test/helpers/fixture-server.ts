@@ -70,7 +70,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   try {
     const body = await readFile(file);
-    res.writeHead(200, {
+    // ?status=<code>: the file answered with that HTTP status (bot walls come with 403, 429 or 503).
+    const status = Number(url.searchParams.get('status') ?? 200);
+    res.writeHead(status >= 200 && status <= 599 ? status : 200, {
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
       'content-length': body.length,
       'cache-control': 'no-store',

@@ -274,6 +274,8 @@ const CASES: ParameterCase[] = [
     default: 5,
   },
   bool('fail_on_partial_load', IMAGE, false),
+  bool('fail_if_blank', IMAGE, false),
+  bool('fail_on_bot_challenge', IMAGE, false),
   bool('block_ads', IMAGE, false),
   bool('block_cookie_banners', IMAGE, false),
   bool('block_chats', IMAGE, false),
@@ -394,7 +396,7 @@ const CASES: ParameterCase[] = [
 describe('every parameter of the DESIGN.md table', () => {
   it('has a case for every parameter of the schema (wave 2’s in their own test files)', () => {
     expect([...CASES.map((c) => c.name), ...TESTED_ELSEWHERE].sort()).toEqual([...PARAMETER_NAMES].sort());
-    expect(CASES).toHaveLength(29);
+    expect(CASES).toHaveLength(31);
   });
 
   describe.each(CASES)('$name', ({ name, base, valid, invalid, default: def }) => {
@@ -447,6 +449,8 @@ describe('defaults', () => {
       timeout: 60,
       stall_timeout: 5,
       fail_on_partial_load: false,
+      fail_if_blank: false,
+      fail_on_bot_challenge: false,
       block_ads: false,
       block_cookie_banners: false,
       block_chats: false,

@@ -69,7 +69,8 @@ describe('createTargetCheck', () => {
     const error = await rejection(createTargetCheck([], fakeResolver(TABLE))('https://no-such-host.example/'));
     expect(error.code).toBe('navigation_failed');
     expect(error.status).toBe(422);
-    expect(error.message).toBe('could not resolve the host no-such-host.example');
+    expect(error.message).toBe('could not resolve the host no-such-host.example (ERR_NAME_NOT_RESOLVED)');
+    expect(error.extra.facts).toEqual({ error: 'ERR_NAME_NOT_RESOLVED', kind: 'dns' });
   });
 
   it.each([

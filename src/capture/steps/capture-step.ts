@@ -3,6 +3,7 @@ import type { MainFrameGuard } from '../../egress/main-frame-guard.js';
 import type { RenderContext, RenderedOutput } from '../../formats/output-format.js';
 import type { PageBlocking } from '../blocking/page-blocking.js';
 import type { TakeOptions } from '../../options/schema.js';
+import type { CaptureWarning } from '../engine.js';
 import type { Phase } from '../timings.js';
 import type { PendingRequest, RequestTracker } from './request-tracker.js';
 
@@ -17,6 +18,10 @@ export interface CaptureContext extends RenderContext {
   blocking: PageBlocking;
   mainFrame: MainFrameGuard;
   tracker: RequestTracker;
+  /** The main document's HTTP status, set by the navigate step. */
+  mainStatus?: number;
+  /** X-Shutter-Warning values found by the detection steps (blank, bot_challenge). */
+  warnings: Set<CaptureWarning>;
   /** Set by the wait step when the page was captured while requests were still pending. */
   partial?: PendingRequest[];
   /** Set by the render step. */

@@ -1,5 +1,5 @@
-import type { Page } from 'playwright-core';
-import { AppError } from '../../errors/app-error.js';
+import type { Page, Response } from 'playwright-core';
+import { navigationFailed } from '../../errors/navigation-failure.js';
 import type { TakeOptions } from '../../options/schema.js';
 
 /**
@@ -20,19 +20,22 @@ export async function navigate(page: Page, options: TakeOptions, signal: AbortSi
     await page.route(HTML_ORIGIN, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
     target = HTML_ORIGIN;
   }
+  // The main document's last status, for a navigation that fails after an answer arrived.
+  let httpStatus: number | undefined;
+  const onResponse = (response: Response) => {
+    if (response.request().isNavigationRequest() && response.frame() === page.mainFrame()) httpStatus = response.status();
+  };
+  page.on('response', onResponse);
   try {
     // The capture deadline bounds navigation; Playwright's own timeout is disabled.
     const response = await page.goto(target!, { waitUntil: 'commit', timeout: 0 });
     return response?.status();
   } catch (error) {
     if (signal.aborted) throw error;
-    throw new AppError('navigation_failed', navigationMessage(error));
+    // Chromium's net error name is safe to show (it says what failed, not what is behind it).
+    const text = error instanceof Error ? error.message : String(error);
+    throw navigationFailed(/net::(ERR_[A-Z_0-9]+)/.exec(text)?.[1], httpStatus !== undefined ? { httpStatus } : {});
+  } finally {
+    page.off('response', onResponse);
   }
-}
-
-/** Chromium's net error name is safe to show (it says what failed, not what is behind it). */
-function navigationMessage(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const net = /net::(ERR_[A-Z_]+)/.exec(text)?.[1];
-  return net ? `the page could not be loaded (${net})` : 'the page could not be loaded';
 }
