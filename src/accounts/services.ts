@@ -9,6 +9,7 @@ import { KyselyKeyStore } from './kysely-key-store.js';
 import { Plans } from './plans.js';
 import { SessionStore } from './session-store.js';
 import { UsageStore } from '../usage/usage-store.js';
+import { RequestLog } from '../requests/request-log.js';
 
 /** Accounts, keys, usage, sessions and limits over one database (and Redis, when configured). */
 export interface AccountServices {
@@ -21,6 +22,8 @@ export interface AccountServices {
   readonly sessions: SessionStore;
   readonly limits: Limits;
   readonly meter: Meter;
+  /** Recent captures and their debug bundles. */
+  readonly requests: RequestLog;
   /** Whether the dashboard lets anyone sign up. */
   readonly signups: boolean;
   /** Closes Redis and the database. */
@@ -44,6 +47,7 @@ export function createAccountServices(input: AccountServicesInput): AccountServi
   const { db, redis } = input;
   const plans = input.plans ?? new Plans();
   const limits = input.limits ?? createLimits({ db, redis });
+  const requests = new RequestLog(db);
   return {
     db,
     plans,
@@ -54,8 +58,10 @@ export function createAccountServices(input: AccountServicesInput): AccountServi
     sessions: new SessionStore(db),
     limits,
     meter: new Meter(limits, input.clock),
+    requests,
     signups: input.signups ?? true,
     async close() {
+      requests.close();
       await redis?.close();
       await db.close();
     },

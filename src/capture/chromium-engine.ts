@@ -19,6 +19,7 @@ import { contextOptions, defaultContextOptions } from './steps/context-options.j
 import { RequestTracker } from './steps/request-tracker.js';
 import { CaptureClock } from './capture-clock.js';
 import { CAPTURE_STEPS } from './capture-steps.js';
+import { DebugRecorder, type DebugTrace } from './debug-trace.js';
 import type { CaptureContext } from './steps/capture-step.js';
 import type { Timings } from './timings.js';
 
@@ -66,7 +67,7 @@ export class ChromiumEngine implements CaptureEngine {
     return this.pool.start();
   }
 
-  async capture(options: TakeOptions, timings: Timings): Promise<CaptureResult> {
+  async capture(options: TakeOptions, timings: Timings, trace?: DebugTrace): Promise<CaptureResult> {
     const deadline = new AbortController();
     const clock = new CaptureClock(options.timeout * 1000, options.delay * 1000);
     // What the capture was doing when the deadline passed: named in the 504.
@@ -80,7 +81,7 @@ export class ChromiumEngine implements CaptureEngine {
         const proxy = options.ip_country_code ? { server: await this.options.egress.listenFor(options.ip_country_code) } : undefined;
         return await this.pool.withPage(contextOptions(options, this.pool.version, proxy), (session) =>
           this.withDeadline(session.context, deadline.signal, options, progress, () =>
-            this.run(session, options, { timings, clock, progress, signal: deadline.signal }),
+            this.run(session, options, { timings, clock, progress, signal: deadline.signal, trace }),
           ),
         );
       } finally {
@@ -120,9 +121,32 @@ export class ChromiumEngine implements CaptureEngine {
       await addTargetHeaders(ctx.cdp, options);
       // Before navigation, so the page's scripts see it too (matchMedia('print')).
       if (options.media_type === 'print') await ctx.cdp.send('Emulation.setEmulatedMedia', { media: 'print' });
+      const recorder = run.trace && this.recorder(run.trace, page, blocking);
+      let started = performance.now();
+      if (recorder) {
+        // The deadline passed during the current step: it is the failed one.
+        run.progress.beforeClose = () => {
+          recorder.step(run.progress.step, performance.now() - started, true);
+          return recorder.snapshot(ctx.cdp);
+        };
+      }
       for (const step of CAPTURE_STEPS) {
         run.progress.step = step.name;
-        await (step.phase ? run.timings.measure(step.phase, () => step.run(ctx)) : step.run(ctx));
+        started = performance.now();
+        try {
+          await (step.phase ? run.timings.measure(step.phase, () => step.run(ctx)) : step.run(ctx));
+        } catch (error) {
+          if (recorder && !run.signal.aborted) {
+            recorder.step(step.name, performance.now() - started, true);
+            await recorder.snapshot(ctx.cdp);
+          }
+          throw error;
+        }
+        recorder?.step(step.name, performance.now() - started);
+      }
+      if (recorder) {
+        run.progress.beforeClose = undefined;
+        await recorder.snapshot(ctx.cdp);
       }
       const format = formatOf(options.format);
       return {
@@ -150,15 +174,30 @@ export class ChromiumEngine implements CaptureEngine {
     fn: () => Promise<T>,
   ): Promise<T> {
     if (signal.aborted) throw timeoutError(options, progress);
-    const closeOnAbort = () => void context.close().catch(() => undefined);
+    // debug=1: the page as it was when time ran out goes into the bundle before the context closes.
+    let closing: Promise<void> | undefined;
+    const closeOnAbort = () => {
+      closing = (progress.beforeClose?.() ?? Promise.resolve()).finally(() => context.close().catch(() => undefined));
+    };
     signal.addEventListener('abort', closeOnAbort, { once: true });
     try {
       return await raceAbort(fn(), signal);
     } catch (error) {
-      throw signal.aborted ? (signal.reason as AppError) : toAppError(error);
+      if (!signal.aborted) throw toAppError(error);
+      if (progress.beforeClose) await closing;
+      throw signal.reason as AppError;
     } finally {
       signal.removeEventListener('abort', closeOnAbort);
     }
+  }
+
+  /** debug=1: the page's requests (and who blocked which), console and errors, into the trace. */
+  private recorder(trace: DebugTrace, page: Page, blocking: PageBlocking): DebugRecorder {
+    return new DebugRecorder(
+      trace,
+      page,
+      (request) => blocking.blockedBy.get(request) ?? (this.options.egress.outcomeOf(request.url()) === 'forbidden' ? 'egress' : undefined),
+    );
   }
 
   status(): EngineStatus {
@@ -183,6 +222,8 @@ interface CaptureProgress {
   /** The step running (navigate, wait_until, render…); `queue` until the first. */
   step: string;
   tracker?: RequestTracker;
+  /** debug=1: what to keep of the page when the deadline passes, before its context is closed. */
+  beforeClose?: () => Promise<void>;
 }
 
 interface RunState {
@@ -190,6 +231,7 @@ interface RunState {
   clock: CaptureClock;
   progress: CaptureProgress;
   signal: AbortSignal;
+  trace: DebugTrace | undefined;
 }
 
 /** 504 naming the step that ran out of time and the requests still pending (DESIGN.md §4.5). */

@@ -2,6 +2,7 @@ import type { Format } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { ResolverStats } from '../egress/caching-resolver.js';
 import type { PendingRequest } from './steps/request-tracker.js';
+import type { DebugTrace } from './debug-trace.js';
 import type { Timings } from './timings.js';
 
 /** The file a capture produced. */
@@ -33,7 +34,8 @@ export interface EngineStatus {
 
 /** What the HTTP layer needs from a capture engine; tests inject a stub. */
 export interface CaptureEngine {
-  capture(options: TakeOptions, timings: Timings): Promise<CaptureResult>;
+  /** `trace` (debug=1) is filled with what the bundle holds, whether the capture succeeds or fails. */
+  capture(options: TakeOptions, timings: Timings, trace?: DebugTrace): Promise<CaptureResult>;
   status(): EngineStatus;
   /** Launches what captures need (the browser); engines with nothing to launch omit it. */
   start?(): Promise<void>;

@@ -11,7 +11,7 @@ export interface Frame {
 /** A whole HTML document: header with navigation, then the page. */
 export function layout(frame: Frame): string {
   const nav = frame.user
-    ? html`<a href="/dashboard">Overview</a><a href="/dashboard/keys">Keys</a><a href="/dashboard/playground">Playground</a>
+    ? html`<a href="/dashboard">Overview</a><a href="/dashboard/keys">Keys</a><a href="/dashboard/playground">Playground</a><a href="/dashboard/requests">Requests</a>
         <span class="muted">${frame.user.email}</span>
         <form method="post" action="/dashboard/logout"><input type="hidden" name="csrf" value="${frame.user.csrf}">
           <button class="link" type="submit">Log out</button></form>`

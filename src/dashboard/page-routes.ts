@@ -6,6 +6,7 @@ import { assetRoutes } from './static-assets.js';
 import { sendPage, signedIn } from './forms.js';
 import { overviewPage } from './pages/overview-page.js';
 import { playgroundPage } from './pages/playground-page.js';
+import { bundlePage, requestsPage } from './pages/requests-page.js';
 
 /** Every day from `from` to `to` (YYYY-MM-DD, inclusive) with its captures, zeros included. */
 export function fillDays(from: string, to: string, known: DayUsage[]): DayUsage[] {
@@ -18,7 +19,7 @@ export function fillDays(from: string, to: string, known: DayUsage[]): DayUsage[
   return days;
 }
 
-/** The overview, the playground and the static assets. */
+/** The overview, the playground, recent requests with their debug bundles, and the static assets. */
 export function pageRoutes(app: FastifyInstance, services: AccountServices): void {
   app.get('/', async (request, reply) => {
     const user = await signedIn(request, reply, services);
@@ -55,6 +56,23 @@ export function pageRoutes(app: FastifyInstance, services: AccountServices): voi
     const user = await signedIn(request, reply, services);
     if (!user) return reply;
     return sendPage(reply, 200, playgroundPage({ account: user.account, csrf: user.session.csrf }));
+  });
+
+  app.get('/requests', async (request, reply) => {
+    const user = await signedIn(request, reply, services);
+    if (!user) return reply;
+    const visitor = { account: user.account, csrf: user.session.csrf };
+    return sendPage(reply, 200, requestsPage(visitor, await services.requests.recent(user.account.id)));
+  });
+
+  app.get<{ Params: { id: string } }>('/requests/:id', async (request, reply) => {
+    const user = await signedIn(request, reply, services);
+    if (!user) return reply;
+    const visitor = { account: user.account, csrf: user.session.csrf };
+    const id = request.params.id.slice(0, 200);
+    const bundle = await services.requests.bundle(user.account.id, id);
+    if (bundle === undefined) return reply.code(404).type('text/plain; charset=utf-8').send('no debug bundle for this request');
+    return sendPage(reply, 200, bundlePage(visitor, id, bundle));
   });
 
   assetRoutes(app);

@@ -1,6 +1,7 @@
 import { DEFAULT_MIGRATION_TABLE, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import { apiKeys } from './migrations/001-api-keys.js';
 import { accountsUsageSessions, OPERATOR_EMAIL } from './migrations/002-accounts-usage-sessions.js';
+import { captureRequests } from './migrations/003-capture-requests.js';
 
 export { OPERATOR_EMAIL };
 
@@ -12,6 +13,7 @@ export { OPERATOR_EMAIL };
 export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '001_api_keys': apiKeys,
   '002_accounts_usage_sessions': accountsUsageSessions,
+  '003_capture_requests': captureRequests,
 });
 
 /** The migration names in the order they apply (legacy version N is the Nth). */

@@ -6,6 +6,23 @@ export interface Tables {
   quota_usage: QuotaUsageTable;
   quota_reservations: QuotaReservationsTable;
   sessions: SessionsTable;
+  capture_requests: CaptureRequestsTable;
+}
+
+/** One /v1/take that reached the capture, kept 7 days; its debug bundle (JSON) 24 hours. */
+export interface CaptureRequestsTable {
+  request_id: string;
+  account_id: string;
+  key_id: string;
+  created_at: string;
+  /** The target; null for html input. */
+  url: string | null;
+  format: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  bundle: string | null;
+  bundle_expires_at: string | null;
 }
 
 /** One customer (or the operator): the plan and the dashboard login. */

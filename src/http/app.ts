@@ -16,6 +16,7 @@ import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { statusRoutes } from './routes/status.js';
+import { requestRoutes } from './routes/requests.js';
 import { takeRoutes } from './routes/take.js';
 
 /** Everything the HTTP layer needs, injected so tests can swap the engine. */
@@ -98,6 +99,7 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, deps);
   takeRoutes(app, deps);
   statusRoutes(app, deps);
+  requestRoutes(app, deps);
   openApiRoutes(app, deps);
   deviceRoutes(app);
   fileRoutes(app, deps);

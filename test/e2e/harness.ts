@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import sharp from 'sharp';
 import type { KeyStore } from '../../src/accounts/key-store.js';
+import type { AccountServices } from '../../src/accounts/services.js';
 import type { ChromiumEngine } from '../../src/capture/chromium-engine.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Resolver } from '../../src/egress/resolver.js';
@@ -16,6 +17,7 @@ export interface Service {
   keys: KeyStore;
   /** A valid API key for the apikey header. */
   apiKey: string;
+  accounts: AccountServices;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   /** Name resolution for the target check and the egress proxy (staticResolver maps test names to fixture servers). */
   resolve?: Resolver;
+  /** Keep files (upload=1, debug bundles) in the local store under the data dir; none by default. */
+  store?: boolean;
 }
 
 /** The real service in-process (createService): Chromium engine, in-memory accounts, Fastify app. */
@@ -43,7 +47,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const engine = createEngine(config, logger, { resolve: options.resolve });
   let service: Awaited<ReturnType<typeof createService>> | undefined;
   try {
-    service = await createService(config, { logger, engine, accounts: 'memory', store: null, version: 'test' });
+    service = await createService(config, {
+      logger,
+      engine,
+      accounts: 'memory',
+      ...(options.store ? {} : { store: null }),
+      version: 'test',
+    });
     if (options.startBrowser ?? true) await service.start();
     const { key } = await service.accounts.keys.create({ name: 'e2e' });
     await service.app.ready();
@@ -53,6 +63,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       engine,
       keys: ready.accounts.keys,
       apiKey: key,
+      accounts: ready.accounts,
       async close() {
         await ready.close();
         await rm(dataDir, { recursive: true, force: true });

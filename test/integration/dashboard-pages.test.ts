@@ -393,3 +393,44 @@ describe('overview and playground', () => {
     expect(page.payload).toContain('id="curl"');
   });
 });
+
+describe('requests page', () => {
+  it('lists the account’s captures with status and duration, links debug bundles, and hides them from other accounts', async () => {
+    await build();
+    const owner = new Visitor();
+    await owner.signUp('requests@example.com');
+    const key = await owner.createKey('main');
+    const empty = await owner.get('/dashboard/requests');
+    expect(empty.statusCode).toBe(200);
+    expect(empty.payload).toContain('id="no-requests"');
+
+    const plain = await takeWith(key);
+    expect(plain.statusCode).toBe(200);
+    const debugged = await t.app.inject({
+      method: 'GET',
+      url: '/v1/take?url=https%3A%2F%2Fexample.com%2Fdebugged&debug=1',
+      headers: { apikey: key },
+    });
+    expect(debugged.statusCode).toBe(200);
+    const id = debugged.headers['x-request-id'] as string;
+
+    const list = await owner.get('/dashboard/requests');
+    const rows = list.payload.split('<tr>').slice(2);
+    expect(rows).toHaveLength(2);
+    // Newest first; only the debug=1 one has a bundle link.
+    expect(rows[0]).toContain('https://example.com/debugged');
+    expect(rows[0]).toContain(`href="/dashboard/requests/${id}"`);
+    expect(rows[1]).not.toContain('href="/dashboard/requests/');
+    expect(rows[1]).toMatch(/>200</);
+    expect(rows[1]).toMatch(/\d+ ms/);
+
+    const page = await owner.get(`/dashboard/requests/${id}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.payload).toContain(`&quot;request_id&quot;: &quot;${id}&quot;`);
+
+    const stranger = new Visitor();
+    await stranger.signUp('stranger@example.com');
+    expect((await stranger.get(`/dashboard/requests/${id}`)).statusCode).toBe(404);
+    expect((await stranger.get('/dashboard/requests')).payload).not.toContain(id);
+  });
+});

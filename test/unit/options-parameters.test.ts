@@ -276,6 +276,7 @@ const CASES: ParameterCase[] = [
   bool('fail_on_partial_load', IMAGE, false),
   bool('fail_if_blank', IMAGE, false),
   bool('fail_on_bot_challenge', IMAGE, false),
+  bool('debug', IMAGE, false),
   bool('block_ads', IMAGE, false),
   bool('block_cookie_banners', IMAGE, false),
   bool('block_chats', IMAGE, false),
@@ -396,7 +397,7 @@ const CASES: ParameterCase[] = [
 describe('every parameter of the DESIGN.md table', () => {
   it('has a case for every parameter of the schema (wave 2’s in their own test files)', () => {
     expect([...CASES.map((c) => c.name), ...TESTED_ELSEWHERE].sort()).toEqual([...PARAMETER_NAMES].sort());
-    expect(CASES).toHaveLength(31);
+    expect(CASES).toHaveLength(32);
   });
 
   describe.each(CASES)('$name', ({ name, base, valid, invalid, default: def }) => {
@@ -451,6 +452,7 @@ describe('defaults', () => {
       fail_on_partial_load: false,
       fail_if_blank: false,
       fail_on_bot_challenge: false,
+      debug: false,
       block_ads: false,
       block_cookie_banners: false,
       block_chats: false,

@@ -220,6 +220,11 @@ TakeOptions = TypedDict(
         # denied" page answered with 403, 429 or 503. Without it such a capture is answered with
         # X-Shutter-Warning: bot_challenge. Allowed: boolean. Default: false.
         "fail_on_bot_challenge": bool,
+        # Keep a debug bundle for 24 hours, readable by the same account at GET
+        # /v1/requests/{request_id} and in the dashboard: options (secrets redacted), step timeline,
+        # every network request of the page, console messages and page errors, a screenshot (also of a
+        # failed capture) and the main document’s HTML. Allowed: boolean. Default: false.
+        "debug": bool,
         # Load the page through a proxy in this country, as configured by the operator. Allowed:
         # lowercase ISO 3166-1 alpha-2 code with a configured proxy.
         "ip_country_code": str,
@@ -318,6 +323,7 @@ TAKE_OPTION_NAMES: Tuple[str, ...] = (
     "fail_on_http_status",
     "fail_if_blank",
     "fail_on_bot_challenge",
+    "debug",
     "ip_country_code",
     "headers",
     "cookies",

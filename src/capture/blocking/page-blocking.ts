@@ -1,5 +1,5 @@
 import type { FiltersEngine } from '@ghostery/adblocker';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
 import type { TakeOptions } from '../../options/schema.js';
 import { addStyleSheet } from '../steps/add-style-sheet.js';
@@ -11,6 +11,8 @@ import type { AdblockEngineStore } from './adblock-engine.js';
  */
 export class PageBlocking {
   private engine?: FiltersEngine;
+  /** The option that blocked each blocked request (debug bundles' blocked_by). */
+  readonly blockedBy = new WeakMap<Request, string>();
 
   constructor(
     private readonly page: Page,
@@ -41,6 +43,8 @@ export class PageBlocking {
       const { blockRequests, urlPattern } = await import('./request-blocking.js');
       await blockRequests(this.page, {
         engines: [this.engine, trackers].filter((e) => e !== undefined),
+        engineNames: [this.engine ? 'block_ads' : undefined, trackers ? 'block_trackers' : undefined].filter((e) => e !== undefined),
+        onBlocked: (request, option) => this.blockedBy.set(request, option),
         chats: block_chats,
         patterns: block_requests.map(urlPattern),
         types: new Set(block_resources),

@@ -45,6 +45,10 @@ export interface RequestRules {
   patterns: RegExp[];
   /** block_resources. */
   types: ReadonlySet<string>;
+  /** Which option each engine stands for (block_ads, block_trackers), for the debug bundle. */
+  engineNames: string[];
+  /** Told which option blocked a request (debug bundles' blocked_by). */
+  onBlocked(request: Request, option: string): void;
 }
 
 /** A block_requests pattern: `*` matches any characters, everything else itself; the whole URL must match. */
@@ -65,17 +69,24 @@ export async function blockRequests(page: Page, rules: RequestRules): Promise<vo
   await page.route('**/*', async (route: Route) => {
     const request = route.request();
     const url = request.url();
-    if (rules.chats && isChatRequest(url)) return route.abort('blockedbyclient');
+    const block = (option: string) => {
+      rules.onBlocked(request, option);
+      return route.abort('blockedbyclient');
+    };
+    if (rules.chats && isChatRequest(url)) return block('block_chats');
     if (!isMainDocument(request, page)) {
-      if (rules.types.has(request.resourceType())) return route.abort('blockedbyclient');
-      if (rules.patterns.some((re) => re.test(url))) return route.abort('blockedbyclient');
+      if (rules.types.has(request.resourceType())) return block('block_resources');
+      if (rules.patterns.some((re) => re.test(url))) return block('block_requests');
       if (rules.engines.length > 0) {
         const type = (FILTER_TYPES[request.resourceType()] ?? 'other') as never;
         const details = FilterRequest.fromRawDetails({ url, sourceUrl: sourceUrlOf(request, page), type });
-        for (const engine of rules.engines) {
+        for (const [i, engine] of rules.engines.entries()) {
           const { match, redirect } = engine.match(details);
-          if (redirect) return route.fulfill({ status: 200, contentType: redirect.contentType, body: redirect.body });
-          if (match) return route.abort('blockedbyclient');
+          if (redirect) {
+            rules.onBlocked(request, rules.engineNames[i]!);
+            return route.fulfill({ status: 200, contentType: redirect.contentType, body: redirect.body });
+          }
+          if (match) return block(rules.engineNames[i]!);
         }
       }
     }

@@ -12,6 +12,8 @@ import { setCaptureFlags } from '../capture-headers.js';
 import { chargeCapture } from '../metering.js';
 import { contentDisposition } from '../../util/content-disposition.js';
 import { sendStored, storeCapture } from '../upload.js';
+import { newDebugTrace } from '../../capture/debug-trace.js';
+import { recordRequest } from '../request-record.js';
 
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -21,11 +23,21 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
   const take = async (raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => {
     const options = parseTakeOptions(raw, context);
     const timings = new Timings();
-    // Counted against the plan's concurrency and quota; charged only when the capture (and its upload) succeeds.
-    const { result, stored } = await chargeCapture(deps.accounts, reply, async () => {
-      const captured = await deps.engine.capture(options, timings);
-      return { result: captured, stored: options.upload ? await storeCapture(deps.store, options, captured) : undefined };
-    });
+    const startedAt = new Date();
+    const trace = options.debug ? newDebugTrace() : undefined;
+    let outcome;
+    try {
+      // Counted against the plan's concurrency and quota; charged only when the capture (and its upload) succeeds.
+      outcome = await chargeCapture(deps.accounts, reply, async () => {
+        const captured = await deps.engine.capture(options, timings, trace);
+        return { result: captured, stored: options.upload ? await storeCapture(deps.store, options, captured) : undefined };
+      });
+    } catch (error) {
+      await recordRequest(deps, request, options, startedAt, { status: statusOf(error), error }, trace);
+      throw error;
+    }
+    await recordRequest(deps, request, options, startedAt, { status: 200 }, trace);
+    const { result, stored } = outcome;
     deps.accounts.keys.touch(request.apiKey!.id);
     if (stored) return sendStored(request, reply, result, stored, deps.publicUrl, timings.toServerTiming());
     return sendCapture(reply, options, result, timings);
@@ -59,4 +71,8 @@ function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureR
     .header('cache-control', 'no-store');
   setCaptureFlags(reply, result);
   return reply.send(result.body);
+}
+
+function statusOf(error: unknown): number {
+  return error instanceof AppError ? error.status : 500;
 }
