@@ -45,6 +45,7 @@ imports: node-deps
 
 typecheck: node-deps
 	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p clients/typescript/tsconfig.json --noEmit
 
 docs: build
 	node dist/src/options/write-docs.js

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'clients/typescript/test/**/*.test.ts'],
     // Capture tests drive a real Chromium; two cores cannot run many of them at once.
     fileParallelism: true,
     maxWorkers: 2,
