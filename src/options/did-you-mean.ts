@@ -37,8 +37,12 @@ function distance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+const MAX_NAME_FOR_SUGGESTION = 64;
+
 /** The known name closest to an unknown one, or undefined when none is close. */
 export function didYouMean(unknown: string, known: readonly string[]): string | undefined {
+  // Edit distance is quadratic: a name far longer than any known one is no typo of one.
+  if (unknown.length > MAX_NAME_FOR_SUGGESTION) return undefined;
   const key = squash(unknown);
   const exact = known.find((k) => squash(k) === key);
   if (exact) return exact;

@@ -199,9 +199,18 @@ function checkCountry(code: string, countries: readonly string[], add: AddProble
 }
 
 /** Echoes a bad value back, cut short: a 6 MB html must not come back in the error. */
-function echo(value: unknown): unknown {
-  if (typeof value === 'string' && value.length > ECHO_MAX_CHARS) return `${value.slice(0, ECHO_MAX_CHARS)}…`;
-  if (Array.isArray(value) && value.length > MAX_HIDE_SELECTORS) return `[${value.length} values]`;
+function echo(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.length > ECHO_MAX_CHARS ? `${value.slice(0, ECHO_MAX_CHARS)}…` : value;
+  if (Array.isArray(value)) {
+    if (value.length > MAX_HIDE_SELECTORS) return `[${value.length} values]`;
+    return depth > 2 ? '[…]' : value.map((v) => echo(v, depth + 1));
+  }
+  if (value !== null && typeof value === 'object') {
+    // Every string inside is cut too; nesting is kept shallow and wide objects are summarised.
+    const entries = Object.entries(value);
+    if (depth > 2 || entries.length > MAX_HIDE_SELECTORS) return `{${entries.length} fields}`;
+    return Object.fromEntries(entries.map(([k, v]) => [echo(k, depth + 1) as string, echo(v, depth + 1)]));
+  }
   return value;
 }
 

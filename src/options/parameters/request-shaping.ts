@@ -103,7 +103,8 @@ export function parseSetCookie(text: string): CookieSpec | string {
         break;
       }
       case 'max-age':
-        if (!/^-?\d+$/.test(value)) return `Max-Age ${JSON.stringify(value)} is not a number of seconds`;
+        // At most 10 digits (~317 years): longer is not a lifetime a date can hold.
+        if (!/^-?\d{1,10}$/.test(value)) return `Max-Age ${JSON.stringify(value)} is not a number of seconds (at most 10 digits)`;
         cookie.expires = Math.floor(Date.now() / 1000) + Number(value);
         break;
       case '':
