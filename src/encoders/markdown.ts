@@ -26,7 +26,15 @@ export async function renderedHtml(page: Page, selector?: string): Promise<strin
         el.getAttribute('aria-hidden') === 'true' ||
         (el as HTMLElement).hidden ||
         style.display === 'none' ||
-        style.visibility === 'hidden'
+        style.visibility === 'hidden' ||
+        // Tracking pixels: a loaded (or failed) image drawn at most 2×2 px, whose own size is at most
+        // that, is no content. Lazy images not loaded yet (complete is false) stay.
+        (el instanceof HTMLImageElement &&
+          el.complete &&
+          el.naturalWidth <= 2 &&
+          el.naturalHeight <= 2 &&
+          el.getBoundingClientRect().width <= 2 &&
+          el.getBoundingClientRect().height <= 2)
       ) {
         copy.setAttribute('data-shutter-drop', '');
         return;

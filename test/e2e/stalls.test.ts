@@ -30,6 +30,8 @@ const PAGE_GREEN: Rgb = [0, 170, 0];
 const near = (a: Rgb, b: Rgb) => a.every((v, i) => Math.abs(v - b[i]!) <= 12);
 
 const STALL_S = 2;
+/** What a capture adds to stall_timeout: ~0.4–0.8 s alone, up to ~1.3 s beside another test file on 2 cores. */
+const SLACK_MS = 1500;
 
 describe('a stalled third party costs at most stall_timeout, in every format', () => {
   const formats: Array<[string, Record<string, string>]> = [
@@ -46,7 +48,7 @@ describe('a stalled third party costs at most stall_timeout, in every format', (
     const { res, ms } = await take({ url: `${fixture.baseUrl}/stalls/third-parties.html`, stall_timeout: String(STALL_S), ...params });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(res.headers['x-shutter-warning']).toBe('partial_load');
-    expect(ms).toBeLessThan(STALL_S * 1000 + 1000);
+    expect(ms).toBeLessThan(STALL_S * 1000 + SLACK_MS);
     const format = params.format ?? 'png';
     if (format === 'markdown') {
       expect(res.body).toContain('# Stalled third parties');
@@ -79,7 +81,8 @@ describe('a stalled third party costs at most stall_timeout, in every format', (
   it('a slow request that does answer within stall_timeout is waited for (networkidle0): no warning', async () => {
     const { res, ms } = await take({ url: `${fixture.baseUrl}/networkidle.html`, wait_until: 'networkidle0', stall_timeout: '3' });
     expect(res.statusCode).toBe(200);
-    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    // The page is one flat colour by design, so it is `blank`; what matters here is no partial_load.
+    expect(res.headers['x-shutter-warning']).toBe('blank');
     expect(ms).toBeGreaterThanOrEqual(1000);
   });
 
@@ -91,7 +94,7 @@ describe('a stalled third party costs at most stall_timeout, in every format', (
     });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-shutter-warning']).toBe('partial_load');
-    expect(ms).toBeLessThan(STALL_S * 1000 + 1000);
+    expect(ms).toBeLessThan(STALL_S * 1000 + SLACK_MS);
   });
 });
 
@@ -121,12 +124,17 @@ describe('fail_on_partial_load=1 keeps the strict behaviour', () => {
 });
 
 describe('a wait still unmet near the deadline captures what is there', () => {
-  it('a parser-blocking script that never answers (no DOMContentLoaded): 200 partial_load before the timeout', async () => {
-    const { res, ms } = await take({ url: `${fixture.baseUrl}/stalls/sync-script.html`, format: 'markdown', timeout: '4' });
+  it('a parser-blocking script that never answers (no DOMContentLoaded): 200 partial_load after stall_timeout, not the timeout', async () => {
+    const { res, ms } = await take({
+      url: `${fixture.baseUrl}/stalls/sync-script.html`,
+      format: 'markdown',
+      timeout: '12',
+      stall_timeout: String(STALL_S),
+    });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(res.headers['x-shutter-warning']).toBe('partial_load');
     expect(res.body).toContain('Before the script');
-    expect(ms).toBeLessThan(4000);
+    expect(ms).toBeLessThan(STALL_S * 1000 + SLACK_MS);
   });
 
   it('with fail_on_partial_load it is a 504', async () => {

@@ -193,9 +193,9 @@ TakeOptions = TypedDict(
         # 60, or 12 where the cap is 12.
         "timeout": int,
         # Seconds after which a request that has received nothing (a tracking pixel or script whose host
-        # hangs) stops holding wait_until, once the document is parsed: pending loads are stopped, the
-        # page is captured as it is, and the answer carries X-Shutter-Warning: partial_load. Allowed:
-        # integer seconds 1–60. Default: 5.
+        # hangs) stops holding wait_until, once the main document has arrived: pending loads are
+        # stopped, the page is captured as it is, and the answer carries X-Shutter-Warning:
+        # partial_load. Allowed: integer seconds 1–60. Default: 5.
         "stall_timeout": int,
         # Be strict: wait for wait_until itself until timeout, then answer 504 capture_timeout naming
         # the pending requests, instead of capturing a partly loaded page with X-Shutter-Warning:

@@ -394,8 +394,8 @@ export interface TakeOptions {
   timeout?: number;
   /**
    * Seconds after which a request that has received nothing (a tracking pixel or script whose host hangs) stops
-   * holding wait_until, once the document is parsed: pending loads are stopped, the page is captured as it is, and
-   * the answer carries X-Shutter-Warning: partial_load.
+   * holding wait_until, once the main document has arrived: pending loads are stopped, the page is captured as it
+   * is, and the answer carries X-Shutter-Warning: partial_load.
    *
    * Allowed: integer seconds 1–60.
    * @defaultValue 5

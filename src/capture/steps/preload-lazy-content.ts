@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import type { CaptureClock } from '../capture-clock.js';
 
 /** Time a full-page capture may spend growing the page to trigger lazy content. */
@@ -7,6 +7,9 @@ const PRELOAD_BUDGET_MS = 5_000;
 const MAX_ROUNDS = 4;
 /** Time to wait for images to finish loading and decoding afterwards. */
 const IMAGE_WAIT_MS = 3_000;
+
+/** How long one round waits for the fetches it set off (an infinite feed's next page) before looking again. */
+const FETCH_WAIT_MS = 1_500;
 
 /** Two animation frames: IntersectionObserver callbacks run in the first, their effects paint by the second. */
 const twoFrames = (page: Page) =>
@@ -32,15 +35,40 @@ export async function preloadLazyContent(page: Page, maxHeight: number, clock: P
   const viewport = page.viewportSize();
   let height = await pageHeight(page, maxHeight);
   if (viewport && height > viewport.height) {
+    // fetch/XHR set off by what came into view: an infinite feed's next batch arrives through them.
+    const fetches = new Set<Request>();
+    const onRequest = (request: Request) => {
+      if (request.resourceType() === 'fetch' || request.resourceType() === 'xhr') fetches.add(request);
+    };
+    const onDone = (request: Request) => fetches.delete(request);
+    page.on('request', onRequest);
+    page.on('requestfinished', onDone);
+    page.on('requestfailed', onDone);
     try {
       for (let round = 0; round < MAX_ROUNDS && Date.now() - started < growBudgetMs; round++) {
+        fetches.clear();
         await page.setViewportSize({ width: viewport.width, height });
         await twoFrames(page);
-        const grown = await pageHeight(page, maxHeight);
+        let grown = await pageHeight(page, maxHeight);
+        if (grown <= height && fetches.size > 0) {
+          // Not grown yet, but the page asked for more: give the answers time to arrive and render.
+          // Until the page grows or its fetches end (a response whose body the page never reads may
+          // never count as finished: the height is what decides).
+          const until = Math.min(Date.now() + FETCH_WAIT_MS, started + growBudgetMs);
+          while (fetches.size > 0 && grown <= height && Date.now() < until) {
+            await new Promise((r) => setTimeout(r, 50));
+            grown = await pageHeight(page, maxHeight);
+          }
+          await twoFrames(page);
+          grown = await pageHeight(page, maxHeight);
+        }
         if (grown <= height) break;
         height = grown;
       }
     } finally {
+      page.off('request', onRequest);
+      page.off('requestfinished', onDone);
+      page.off('requestfailed', onDone);
       await page.setViewportSize(viewport);
     }
   }

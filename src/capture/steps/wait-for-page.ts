@@ -50,14 +50,9 @@ async function waitOrStop(options: TakeOptions, context: WaitContext, signal: Ab
     return {};
   }
   let met = false;
-  let parsed = false;
   const settled = condition.then(
     () => (met = true),
     () => (met = true),
-  );
-  void page.waitForLoadState('domcontentloaded', { timeout: 0 }).then(
-    () => (parsed = true),
-    () => undefined,
   );
   while (!met && !signal.aborted) {
     let timer: NodeJS.Timeout | undefined;
@@ -65,7 +60,9 @@ async function waitOrStop(options: TakeOptions, context: WaitContext, signal: Ab
     clearTimeout(timer);
     if (met) break;
     const giveUp = performance.now() >= context.giveUpAt;
-    if (giveUp || (parsed && tracker.onlyStalled(options.stall_timeout * 1000))) {
+    // Not only after DOMContentLoaded: a parser blocked by a stylesheet or script that never answers
+    // never fires it. onlyStalled is false while the main document itself is still arriving.
+    if (giveUp || tracker.onlyStalled(options.stall_timeout * 1000)) {
       // A stopped load never fires `load` (the HTML spec aborts the document's load): the wait ends here.
       const partial = tracker.pending();
       await cdp.send('Page.stopLoading').catch(() => undefined);

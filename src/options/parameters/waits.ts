@@ -38,7 +38,7 @@ export const waitsParameters = {
   stall_timeout: meta('waits', integerField(1, 60).default(5), {
     description:
       'Seconds after which a request that has received nothing (a tracking pixel or script whose host hangs) stops holding ' +
-      'wait_until, once the document is parsed: pending loads are stopped, the page is captured as it is, and the answer ' +
+      'wait_until, once the main document has arrived: pending loads are stopped, the page is captured as it is, and the answer ' +
       'carries X-Shutter-Warning: partial_load.',
     allowed: 'integer seconds 1–60',
     default: '5',
