@@ -17,6 +17,7 @@ import { createTargetCheck } from './egress/target-check.js';
 import { createApp } from './http/app.js';
 import { createLogger } from './observability/logger.js';
 import { createStore } from './storage/create-store.js';
+import { loadSigningSecret } from './storage/url-signer.js';
 import type { FileStore } from './storage/file-store.js';
 import { VERSION } from './version.js';
 
@@ -73,7 +74,9 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     if (typeof parts.accounts !== 'object') opened.push(accounts);
     const store = parts.store === undefined ? await createStore(config, logger) : (parts.store ?? undefined);
     if (store && parts.store === undefined) opened.push(store);
+    const signingSecret = await loadSigningSecret(config.SHUTTER_SIGNING_SECRET, join(config.SHUTTER_DATA_DIR, 'signing-secret'));
     const app = await createApp({
+      signingSecret,
       engine,
       accounts,
       logger,

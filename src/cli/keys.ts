@@ -1,4 +1,8 @@
+import { join } from 'node:path';
 import type { ApiKeyRecord } from '../accounts/key-store.js';
+import { keySigningSecret } from '../accounts/signing-secret.js';
+import { loadConfig } from '../config/load.js';
+import { loadSigningSecret } from '../storage/url-signer.js';
 import { parseCommandLine, UsageError } from './args.js';
 import { accountFor, CliRefusal, withAccounts } from './cli-accounts.js';
 
@@ -6,21 +10,23 @@ const USAGE = `usage: shutter keys create [--email E] [--name N]   create a key;
        shutter keys list [--email E]                one key per line, its id first
        shutter keys revoke <id>                     revoke a key
        shutter keys reset [--email E] [--name N]    revoke a key and print its replacement on the last line
+       shutter keys signing-secret <id>             the key's signing secret, for signed links (access_key = the id)
 Without --email, keys belong to the operator account (operator@localhost, plan scale).`;
 
 const line = (k: ApiKeyRecord, email?: string) =>
   [k.id, `${k.prefix}…${k.last4}`, k.name, k.revokedAt ? `revoked ${k.revokedAt}` : 'active', ...(email ? [email] : [])].join('  ');
 
-/** `shutter keys create|list|revoke|reset`: operator key management on the service's database. */
+/** `shutter keys create|list|revoke|reset|signing-secret`: operator key management on the service's database. */
 export async function keys(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   let parsed;
   try {
-    if (!['create', 'list', 'revoke', 'reset'].includes(command ?? '')) throw new UsageError(`unknown command keys ${command ?? ''}`);
+    if (!['create', 'list', 'revoke', 'reset', 'signing-secret'].includes(command ?? ''))
+      throw new UsageError(`unknown command keys ${command ?? ''}`);
     parsed = parseCommandLine(
       rest,
       { name: { type: 'string', short: 'n' }, email: { type: 'string', short: 'e' } },
-      command === 'revoke' ? { min: 1, max: 1, name: 'the id of the key to revoke' } : { max: 0 },
+      command === 'revoke' || command === 'signing-secret' ? { min: 1, max: 1, name: `the id of the key` } : { max: 0 },
     );
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
@@ -48,6 +54,14 @@ export async function keys(argv: readonly string[]): Promise<number> {
         }
         const emails = new Map((await services.accounts.list()).map((a) => [a.id, a.email]));
         for (const k of await services.keys.list()) console.log(line(k, emails.get(k.accountId)));
+        return 0;
+      }
+      case 'signing-secret': {
+        const record = await services.keys.get(positional[0]!);
+        if (!record || record.revokedAt) throw new CliRefusal(`no active key ${positional[0]!}`);
+        const config = loadConfig();
+        const master = await loadSigningSecret(config.SHUTTER_SIGNING_SECRET, join(config.SHUTTER_DATA_DIR, 'signing-secret'));
+        console.log(keySigningSecret(master, record.id));
         return 0;
       }
       case 'revoke': {

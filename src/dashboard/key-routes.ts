@@ -1,3 +1,4 @@
+import { keySigningSecret } from '../accounts/signing-secret.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Refusal } from '../accounts/outcome.js';
 import { cleanKeyName, KEY_NAME_MAX } from '../accounts/kysely-key-store.js';
@@ -16,7 +17,7 @@ const NOTICES: Record<string, string> = {
 const STATUS_OF: Partial<Record<Refusal, number>> = { key_limit: 409, no_such_key: 404, ambiguous_key: 409 };
 
 /** Keys of the logged-in account: list, create (shown once), rename, reset (shown once), revoke. */
-export function keyRoutes(app: FastifyInstance, services: AccountServices): void {
+export function keyRoutes(app: FastifyInstance, services: AccountServices, signingMaster?: Buffer): void {
   const render = async (reply: FastifyReply, user: DashboardUser, status: number, message: { notice?: string; error?: string }) =>
     sendPage(
       reply,
@@ -26,6 +27,7 @@ export function keyRoutes(app: FastifyInstance, services: AccountServices): void
         csrf: user.session.csrf,
         plan: services.plans.resolve(user.account.plan),
         keys: await services.keys.list(user.account.id),
+        ...(signingMaster ? { signingSecretOf: (keyId: string) => keySigningSecret(signingMaster, keyId) } : {}),
         ...message,
       }),
     );

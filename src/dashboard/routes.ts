@@ -21,7 +21,7 @@ const CSP = [
 ].join('; ');
 
 /** The dashboard under /dashboard: server-rendered pages, session cookies, CSRF tokens on every form. */
-export async function dashboardRoutes(app: FastifyInstance, services: AccountServices): Promise<void> {
+export async function dashboardRoutes(app: FastifyInstance, services: AccountServices, signingMaster?: Buffer): Promise<void> {
   await app.register(
     async (scope) => {
       await scope.register(cookie);
@@ -35,7 +35,7 @@ export async function dashboardRoutes(app: FastifyInstance, services: AccountSer
       });
       pageRoutes(scope, services);
       authRoutes(scope, services);
-      keyRoutes(scope, services);
+      keyRoutes(scope, services, signingMaster);
     },
     { prefix: '/dashboard' },
   );

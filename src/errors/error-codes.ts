@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   invalid_api_key: 401,
   target_forbidden: 403,
   link_invalid: 403,
+  signature_invalid: 403,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,

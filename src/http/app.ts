@@ -35,6 +35,8 @@ export interface AppDeps {
   store?: FileStore;
   /** Base URL for links to locally stored files (default: from the request). */
   publicUrl?: string;
+  /** SHUTTER_SIGNING_SECRET (or the data dir's): keys' signing secrets derive from it; without it, signed links are refused. */
+  signingSecret?: Buffer;
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -103,6 +105,6 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   openApiRoutes(app, deps);
   deviceRoutes(app);
   fileRoutes(app, deps);
-  await dashboardRoutes(app, deps.accounts);
+  await dashboardRoutes(app, deps.accounts, deps.signingSecret);
   return app;
 }

@@ -3,6 +3,9 @@ import type { ApiKeyRecord } from '../accounts/key-store.js';
 import type { AccountServices } from '../accounts/services.js';
 import { AppError } from '../errors/app-error.js';
 import type { Admission, Caller } from '../accounts/meter.js';
+import type { Account } from '../accounts/account-store.js';
+import { keySigningSecret } from '../accounts/signing-secret.js';
+import { readSignedLink, signatureHolds } from './signed-link.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,6 +14,8 @@ declare module 'fastify' {
     caller?: Caller;
     /** The rate limit and quota as they stood when the request was admitted. */
     admission?: Admission;
+    /** Authenticated by a signed link, not by the key itself. */
+    signedLink?: boolean;
   }
 }
 
@@ -41,11 +46,45 @@ export function requireApiKey(services: AccountServices) {
     const record = await services.keys.findActive(key);
     const account = record ? await services.accounts.findById(record.accountId) : null;
     if (!record || !account) throw new AppError('invalid_api_key', 'the API key is not valid');
-    const caller: Caller = { key: record, account, plan: services.plans.resolve(account.plan) };
-    request.apiKey = record;
-    request.caller = caller;
-    const admission = await services.meter.admit(caller);
-    reply.headers(admission.headers);
-    request.admission = admission;
+    await admit(services, request, reply, record, account);
+  };
+}
+
+/** Counts the request against the account's rate limit and sets who is calling. */
+async function admit(services: AccountServices, request: FastifyRequest, reply: FastifyReply, record: ApiKeyRecord, account: Account) {
+  const caller: Caller = { key: record, account, plan: services.plans.resolve(account.plan) };
+  request.apiKey = record;
+  request.caller = caller;
+  const admission = await services.meter.admit(caller);
+  reply.headers(admission.headers);
+  request.admission = admission;
+}
+
+/**
+ * preHandler of GET /v1/take: an API key as requireApiKey takes it, or a signed link
+ * (`access_key` = the key's id, `signature` = HMAC-SHA256 of the raw query string with the key's
+ * signing secret, optional `expires`; DESIGN.md §4.2). A link that is malformed, altered, expired,
+ * or whose key is unknown or revoked gets one answer: 403 signature_invalid. `access_key` without a
+ * signature authenticates nothing (401).
+ */
+export function requireApiKeyOrSignedLink(services: AccountServices, signingMaster: Buffer | undefined) {
+  const byKey = requireApiKey(services);
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (credentialOf(request) || query?.access_key === undefined) return byKey(request, reply);
+    const url = request.raw.url ?? '';
+    const link = readSignedLink(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    if (link === undefined) {
+      throw new AppError('missing_api_key', 'access_key alone authenticates nothing: add signature=… (a signed link) or send your API key');
+    }
+    const invalid = () => new AppError('signature_invalid', 'the signed link is not valid: altered, expired, or its key is not active');
+    if (link === 'malformed' || !signingMaster) throw invalid();
+    const record = await services.keys.get(link.accessKey);
+    if (!record || record.revokedAt) throw invalid();
+    if (!signatureHolds(link, keySigningSecret(signingMaster, record.id), Math.floor(Date.now() / 1000))) throw invalid();
+    const account = await services.accounts.findById(record.accountId);
+    if (!account) throw invalid();
+    request.signedLink = true;
+    await admit(services, request, reply, record, account);
   };
 }

@@ -59,6 +59,9 @@ function normalize(raw: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+/** Other names accepted for a parameter. */
+const PARAMETER_ALIASES: ReadonlyMap<string, ParameterName> = new Map([['image_quality', 'quality']]);
+
 /**
  * Validates GET query or POST body parameters into TakeOptions. Every problem of the
  * request is collected and thrown together as one AppError with details.
@@ -72,7 +75,10 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
 
   const known: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   let unknownCount = 0;
-  for (const [key, value] of Object.entries(input)) {
+  for (const [given, value] of Object.entries(input)) {
+    // ScreenshotOne's names for ours (docs/migrating-from-screenshotone.md); ours win a tie.
+    const alias = PARAMETER_ALIASES.get(given);
+    const key = alias !== undefined && input[alias] === undefined ? alias : given;
     if ((PARAMETER_NAMES as string[]).includes(key)) {
       known[key] = value;
     } else {

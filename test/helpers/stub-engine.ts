@@ -166,6 +166,9 @@ export interface TestApp {
 }
 
 /** The HTTP app over an in-memory database holding one key, a stub engine and a silent logger. */
+/** The stub app's SHUTTER_SIGNING_SECRET. */
+export const TEST_SIGNING_SECRET = 'test-signing-secret-0123456789abcdef-0123456789';
+
 export async function buildTestApp(overrides: TestAppOverrides = {}): Promise<TestApp> {
   const db = await openSqlite(':memory:');
   const accounts = createAccountServices({
@@ -184,6 +187,8 @@ export async function buildTestApp(overrides: TestAppOverrides = {}): Promise<Te
   const engine = overrides.engine ?? new StubEngine(overrides.stub);
   const config = loadConfig({
     SHUTTER_TRUST_PROXY: overrides.trustProxy ? '1' : '0',
+    // Signed links derive every key's secret from it (and nothing is written to ./data).
+    SHUTTER_SIGNING_SECRET: TEST_SIGNING_SECRET,
     SHUTTER_PUBLIC_URL: overrides.publicUrl ?? '',
     // Countries with a proxy the stub engine never dials.
     SHUTTER_PROXIES: JSON.stringify(Object.fromEntries((overrides.countries ?? []).map((c) => [c, 'http://127.0.0.1:9']))),

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +108,18 @@ describe.each(targets)('on %s', (_name, prepare) => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toHaveLength(1);
     expect(ok.stdout[0]).toMatch(KEY);
+  });
+
+  it('keys signing-secret prints HMAC-SHA256(SHUTTER_SIGNING_SECRET, "key:" + id); not for a revoked key', async () => {
+    vi.stubEnv('SHUTTER_SIGNING_SECRET', 'cli-test-signing-secret-0123456789abcdef');
+    const created = await run(keys, 'create', '--name', 'sign');
+    expect(created.code, created.stderr.join('\n')).toBe(0);
+    const id = /created key (\S+)/.exec(created.stderr.join('\n'))![1]!;
+    const secret = await run(keys, 'signing-secret', id);
+    expect(secret.code).toBe(0);
+    expect(secret.stdout).toEqual([createHmac('sha256', 'cli-test-signing-secret-0123456789abcdef').update(`key:${id}`).digest('hex')]);
+    await run(keys, 'revoke', id);
+    expect((await run(keys, 'signing-secret', id)).code).toBe(1);
   });
 
   it('keys list prints one key per line, id first; keys revoke takes the id', async () => {

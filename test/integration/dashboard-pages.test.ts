@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { staticDir } from '../../src/dashboard/static-assets.js';
@@ -5,7 +6,7 @@ import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp, type TestAppOverrides } from '../helpers/stub-engine.js';
+import { buildTestApp, TEST_SIGNING_SECRET, type TestApp, type TestAppOverrides } from '../helpers/stub-engine.js';
 
 /**
  * The dashboard over HTTP (inject): sign-up, log-in and log-out, cookies and CSRF, log-in rate
@@ -432,5 +433,21 @@ describe('requests page', () => {
     await stranger.signUp('stranger@example.com');
     expect((await stranger.get(`/dashboard/requests/${id}`)).statusCode).toBe(404);
     expect((await stranger.get('/dashboard/requests')).payload).not.toContain(id);
+  });
+});
+
+describe('signed links on the keys page', () => {
+  it('shows each active key’s access_key and its signing secret, which changes when the key is reset', async () => {
+    await build();
+    const v = new Visitor();
+    await v.signUp('signer@example.com');
+    await v.createKey('main');
+    const page = await v.get('/dashboard/keys');
+    const id = /class="access-key">([^<]+)</.exec(page.payload)![1]!;
+    const secret = /class="signing-secret">([^<]+)</.exec(page.payload)![1]!;
+    expect(secret).toBe(createHmac('sha256', TEST_SIGNING_SECRET).update(`key:${id}`).digest('hex'));
+    await v.post(`/dashboard/keys/${id}/reset`, {});
+    const after = await v.get('/dashboard/keys');
+    expect(/class="signing-secret">([^<]+)</.exec(after.payload)![1]).not.toBe(secret);
   });
 });

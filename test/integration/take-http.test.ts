@@ -573,6 +573,7 @@ describe('GET /v1/status', () => {
       prefix: t.key.slice(0, 8),
       created_at: t.record.createdAt,
       last_used_at: null,
+      signing_secret: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect(body.key.prefix).toMatch(/^shk_/);
     expect(body.service).toEqual({ browser: 'StubChromium/9.9', pool: { size: 4, busy: 1, queued: 3 } });

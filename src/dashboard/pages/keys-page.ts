@@ -13,6 +13,8 @@ export interface KeysView {
   keys: ApiKeyRecord[];
   notice?: string;
   error?: string;
+  /** A key's signing secret for signed links (absent when the server has none). */
+  signingSecretOf?: (keyId: string) => string;
 }
 
 const date = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : '—');
@@ -28,6 +30,12 @@ export function keysPage(v: KeysView): string {
         <input class="inline" type="text" name="name" value="${k.name}" maxlength="${KEY_NAME_MAX}" required aria-label="Name of ${k.name}">
         <button class="secondary" type="submit">Rename</button></form></td>
       <td><code>${k.prefix}…${k.last4}</code></td><td>${date(k.createdAt)}</td><td>${date(k.lastUsedAt)}</td>
+      <td>${
+        v.signingSecretOf
+          ? html`<details class="signing"><summary>Show</summary><small>access_key</small> <code class="access-key">${k.id}</code><br>
+            <small>signing secret</small> <code class="signing-secret">${v.signingSecretOf(k.id)}</code></details>`
+          : html`<span class="muted">–</span>`
+      }</td>
       <td><div class="actions">
         <form method="post" action="/dashboard/keys/${k.id}/reset">${csrfField(v.csrf)}<button class="secondary" type="submit">Reset</button></form>
         <form method="post" action="/dashboard/keys/${k.id}/revoke">${csrfField(v.csrf)}<button class="danger" type="submit">Revoke</button></form>
@@ -48,11 +56,13 @@ export function keysPage(v: KeysView): string {
     ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
     <div class="card">${
       active.length
-        ? html`<table id="keys"><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th></th></tr>${rows}</table>`
+        ? html`<table id="keys"><tr><th>Name</th><th>Key</th><th>Created</th><th>Last used</th><th>Signed links</th><th></th></tr>${rows}</table>`
         : html`<p>No active key.</p>`
     }</div>
     <div class="card"><h2>New key</h2>${create}</div>
-    <p class="muted">Keys are shown once, when created or reset; Shutter keeps only a hash. Reset a key you think leaked.</p>
+    <p class="muted">Keys are shown once, when created or reset; Shutter keeps only a hash. Reset a key you think leaked.
+      A key's <code>access_key</code> and signing secret make signed links that work without the key
+      (docs/embedding.md); resetting the key changes its signing secret.</p>
     ${
       revoked.length
         ? html`<h2>Revoked</h2><div class="card"><table id="revoked-keys"><tr><th>Name</th><th>Key</th><th>Revoked</th></tr>

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.js';
 import { requireApiKey } from '../auth.js';
+import { keySigningSecret } from '../../accounts/signing-secret.js';
 
 /** GET /v1/status: who is calling, what the plan allows and has left, and how the service is doing. */
 export function statusRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -11,7 +12,15 @@ export function statusRoutes(app: FastifyInstance, deps: AppDeps): void {
     return {
       status: 'ok',
       version: deps.version,
-      key: { id: key.id, name: key.name, prefix: key.prefix, created_at: key.createdAt, last_used_at: key.lastUsedAt },
+      key: {
+        id: key.id,
+        name: key.name,
+        prefix: key.prefix,
+        created_at: key.createdAt,
+        last_used_at: key.lastUsedAt,
+        // For signed links and webhooks (DESIGN.md §4.2): shown to the key itself only.
+        ...(deps.signingSecret ? { signing_secret: keySigningSecret(deps.signingSecret, key.id) } : {}),
+      },
       plan: {
         name: plan.name,
         keys_allowed: plan.maxKeys,

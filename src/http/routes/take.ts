@@ -7,7 +7,7 @@ import { formatOf } from '../../formats/registry.js';
 import { parseTakeOptions } from '../../options/parse-take-options.js';
 import type { TakeOptions } from '../../options/schema.js';
 import type { AppDeps } from '../app.js';
-import { requireApiKey } from '../auth.js';
+import { requireApiKey, requireApiKeyOrSignedLink } from '../auth.js';
 import { setCaptureFlags } from '../capture-headers.js';
 import { chargeCapture } from '../metering.js';
 import { contentDisposition } from '../../util/content-disposition.js';
@@ -44,8 +44,14 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
   };
 
   // HEAD would render a whole capture only to drop the body.
-  app.get('/v1/take', { preHandler: authenticate, exposeHeadRoute: false }, (request, reply) =>
-    take(request.query as Record<string, unknown>, request, reply),
+  app.get(
+    '/v1/take',
+    { preHandler: requireApiKeyOrSignedLink(deps.accounts, deps.signingSecret), exposeHeadRoute: false },
+    (request, reply) => {
+      // A signed link's own parameters are not capture options.
+      const { access_key: _key, signature: _signature, expires: _expires, ...query } = request.query as Record<string, unknown>;
+      return take(request.signedLink ? query : (request.query as Record<string, unknown>), request, reply);
+    },
   );
 
   app.post('/v1/take', { preHandler: authenticate }, (request, reply) => {
