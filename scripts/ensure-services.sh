@@ -39,3 +39,6 @@ if ! command -v redis-cli >/dev/null 2>&1 || ! redis_up; then
   wait_for Redis redis_up
   echo "ensure-services: started Redis"
 fi
+
+# nginx for the load-balancer test (test/e2e/nginx-lb.test.ts); it skips without it, so a failed install is not fatal.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || apt_install nginx-light || echo "ensure-services: nginx not installed; the load-balancer test will skip" >&2

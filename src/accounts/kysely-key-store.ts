@@ -94,9 +94,17 @@ export class KyselyKeyStore implements KeyStore {
   }
 
   async ensure(input: { name: string; key: string; accountId?: string }): Promise<ApiKeyRecord> {
-    const row = await this.db.kysely.selectFrom('api_keys').selectAll().where('hash', '=', hashApiKey(input.key)).executeTakeFirst();
+    const find = () => this.db.kysely.selectFrom('api_keys').selectAll().where('hash', '=', hashApiKey(input.key)).executeTakeFirst();
+    const row = await find();
     if (row) return toRecord(row);
-    return (await this.create(input)).record;
+    try {
+      return (await this.create(input)).record;
+    } catch (error) {
+      // Nodes starting together with the same SHUTTER_BOOTSTRAP_KEY: the one that lost the insert reads the winner's row.
+      const created = await find();
+      if (created) return toRecord(created);
+      throw error;
+    }
   }
 
   revoke(id: string, accountId?: string): Promise<boolean> {
