@@ -9,6 +9,7 @@ import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles, pauseMotion } from './steps/inject-styles.js';
 import { pointAt, runScript, waitForSelector } from './steps/interaction.js';
 import { navigate } from './steps/navigate.js';
+import { pageMetadata } from './steps/page-metadata.js';
 import { FONTS_MAX_MS, settle } from './steps/settle.js';
 import { waitForPage } from './steps/wait-for-page.js';
 
@@ -23,9 +24,10 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
     phase: 'navigate',
     async run(ctx) {
       const { page, options, signal, mainFrame } = ctx;
-      const status = await navigate(page, options, signal).catch(mainFrame.rethrow);
-      ctx.mainStatus = status;
-      checkStatus(status, options.fail_on_http_status);
+      const response = await navigate(page, options, signal).catch(mainFrame.rethrow);
+      ctx.mainStatus = response?.status();
+      if (options.metadata) ctx.mainHeaders = (await response?.allHeaders().catch(() => undefined)) ?? {};
+      checkStatus(ctx.mainStatus, options.fail_on_http_status);
     },
   },
   {
@@ -97,6 +99,13 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
     },
   },
   { name: 'checks', phase: 'wait', run: ({ page, options }) => checkContent(page, options) },
+  {
+    name: 'metadata',
+    phase: 'wait',
+    async run(ctx) {
+      if (ctx.options.metadata) ctx.metadata = await pageMetadata(ctx.page, { status: ctx.mainStatus, headers: ctx.mainHeaders });
+    },
+  },
   {
     name: 'bot_challenge',
     phase: 'wait',

@@ -156,6 +156,7 @@ export class ChromiumEngine implements CaptureEngine {
         ...(ctx.output!.truncated ? { truncated: 'height' as const } : {}),
         ...(ctx.output!.selectorMissing ? { selector: 'not-found' as const } : {}),
         ...warningsOf(ctx),
+        ...(ctx.metadata ? { metadata: ctx.metadata } : {}),
       };
     } finally {
       tracker.dispose();

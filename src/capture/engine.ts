@@ -1,6 +1,7 @@
 import type { Format } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { ResolverStats } from '../egress/caching-resolver.js';
+import type { PageMetadata } from './steps/page-metadata.js';
 import type { PendingRequest } from './steps/request-tracker.js';
 import type { DebugTrace } from './debug-trace.js';
 import type { Timings } from './timings.js';
@@ -21,6 +22,8 @@ export interface CaptureResult {
   warnings?: CaptureWarning[];
   /** With partial_load: what was still pending when Shutter stopped waiting (at most 10). */
   pendingRequests?: PendingRequest[];
+  /** metadata=1. */
+  metadata?: PageMetadata;
 }
 
 export type CaptureWarning = 'partial_load' | 'blank' | 'bot_challenge';

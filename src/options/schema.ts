@@ -11,6 +11,7 @@ import { outputParameters } from './parameters/output.js';
 import { pageParameters } from './parameters/page.js';
 import { pdfParameters } from './parameters/pdf.js';
 import { requestParameters } from './parameters/request.js';
+import { responseParameters, responseRules } from './parameters/response.js';
 import { requestShapingParameters } from './parameters/request-shaping.js';
 import { sourceParameters } from './parameters/source.js';
 import { viewportParameters } from './parameters/viewport.js';
@@ -26,6 +27,7 @@ export type { ParameterMeta } from './parameters/meta.js';
 export const takeParameters = {
   ...sourceParameters,
   ...outputParameters,
+  ...responseParameters,
   ...viewportParameters,
   ...emulationParameters,
   ...elementParameters,
@@ -41,7 +43,7 @@ export const takeParameters = {
 };
 
 /** The rules across parameters that the capability files add (beside the general ones of parse-take-options.ts). */
-export const OPTION_RULES: readonly OptionRule[] = [...elementRules, ...emulationRules, ...interactionRules];
+export const OPTION_RULES: readonly OptionRule[] = [...elementRules, ...emulationRules, ...interactionRules, ...responseRules];
 
 export type ParameterName = keyof typeof takeParameters;
 export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];

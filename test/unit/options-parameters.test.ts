@@ -83,6 +83,9 @@ const bool = (name: ParameterName, base: Raw, def: boolean): ParameterCase => ({
 
 /** Wave 2's parameters, each with its parse rules tested in the file named. */
 const TESTED_ELSEWHERE: ParameterName[] = [
+  // test/e2e/response-type.test.ts and the cases below
+  'response_type',
+  'metadata',
   // test/unit/emulation-options.test.ts
   'viewport_device',
   'viewport_mobile',
@@ -423,6 +426,20 @@ describe('every parameter of the DESIGN.md table', () => {
   });
 });
 
+describe('response_type and metadata', () => {
+  it('response_type takes by_format, json or empty, and names them when wrong', () => {
+    expect(parse({ url: URL_, response_type: 'json' }).response_type).toBe('json');
+    expect(parse({ url: URL_, response_type: 'empty' }).response_type).toBe('empty');
+    expect(expectOneProblem({ url: URL_, response_type: 'xml' }, 'response_type').message).toMatch(/by_format, json, empty|by_format/);
+  });
+
+  it('metadata needs response_type=json', () => {
+    expect(parse({ url: URL_, response_type: 'json', metadata: '1' }).metadata).toBe(true);
+    expect(expectOneProblem({ url: URL_, metadata: '1' }, 'metadata').conflicts_with).toBe('response_type');
+    expect(parse({ url: URL_, metadata: '0' }).metadata).toBe(false);
+  });
+});
+
 describe('defaults', () => {
   it('a bare url capture gets every documented default', () => {
     expect(parse({ url: URL_ })).toEqual({
@@ -461,6 +478,8 @@ describe('defaults', () => {
       styles: undefined,
       ip_country_code: undefined,
       upload: false,
+      response_type: 'by_format',
+      metadata: false,
       attachment_name: undefined,
       pdf_paper_format: 'a4',
       pdf_landscape: false,

@@ -50,6 +50,15 @@ TakeOptions = TypedDict(
         # missing. Allowed: file name, at most 255 characters, without / \ or control characters.
         # Default: none (inline).
         "attachment_name": str,
+        # by_format: the file itself; json: JSON with the request id, format, size, image width and
+        # height, timings and warnings, the file as data_base64 (up to 10 MB) or its url when stored
+        # (upload=1), and page metadata with metadata=1; empty: 200 without a body. Allowed: by_format,
+        # json, empty. Default: by_format.
+        "response_type": Literal["by_format", "json", "empty"],
+        # With response_type=json: the page’s title, description, Open Graph and Twitter card tags,
+        # icons, canonical and final URL, the main document’s HTTP status and headers (without
+        # Set-Cookie), the web fonts it used and its height. Allowed: boolean. Default: false.
+        "metadata": bool,
         # Viewport width in CSS pixels. Allowed: integer 100–3840. Default: 1280.
         "viewport_width": int,
         # Viewport height in CSS pixels. Allowed: integer 100–10000. Default: 800.
@@ -271,6 +280,8 @@ TAKE_OPTION_NAMES: Tuple[str, ...] = (
     "full_page",
     "upload",
     "attachment_name",
+    "response_type",
+    "metadata",
     "viewport_width",
     "viewport_height",
     "device_scale_factor",

@@ -57,6 +57,24 @@ export interface TakeOptions {
    */
   attachment_name?: string;
   /**
+   * by_format: the file itself; json: JSON with the request id, format, size, image width and height, timings and
+   * warnings, the file as data_base64 (up to 10 MB) or its url when stored (upload=1), and page metadata with
+   * metadata=1; empty: 200 without a body.
+   *
+   * Allowed: by_format, json, empty.
+   * @defaultValue by_format
+   */
+  response_type?: 'by_format' | 'json' | 'empty';
+  /**
+   * With response_type=json: the page’s title, description, Open Graph and Twitter card tags, icons, canonical and
+   * final URL, the main document’s HTTP status and headers (without Set-Cookie), the web fonts it used and its
+   * height.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  metadata?: boolean;
+  /**
    * Viewport width in CSS pixels.
    *
    * Allowed: integer 100–3840.
@@ -570,6 +588,8 @@ export const TAKE_OPTION_NAMES = [
   'full_page',
   'upload',
   'attachment_name',
+  'response_type',
+  'metadata',
   'viewport_width',
   'viewport_height',
   'device_scale_factor',

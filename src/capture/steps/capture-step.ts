@@ -5,6 +5,7 @@ import type { PageBlocking } from '../blocking/page-blocking.js';
 import type { TakeOptions } from '../../options/schema.js';
 import type { CaptureWarning } from '../engine.js';
 import type { Phase } from '../timings.js';
+import type { PageMetadata } from './page-metadata.js';
 import type { PendingRequest, RequestTracker } from './request-tracker.js';
 
 /**
@@ -20,6 +21,10 @@ export interface CaptureContext extends RenderContext {
   tracker: RequestTracker;
   /** The main document's HTTP status, set by the navigate step. */
   mainStatus?: number;
+  /** Its headers, with metadata=1. */
+  mainHeaders?: Record<string, string>;
+  /** metadata=1: what the page says about itself. */
+  metadata?: PageMetadata;
   /** X-Shutter-Warning values found by the detection steps (blank, bot_challenge). */
   warnings: Set<CaptureWarning>;
   /** Set by the wait step when the page was captured while requests were still pending. */

@@ -10,10 +10,10 @@ export const HTML_ORIGIN = 'http://html.shutter.invalid/';
 
 /**
  * Loads the url or the caller's html until the document commits; answers the main document's
- * HTTP status (after redirects). Waiting for wait_until is the
+ * response (after redirects). Waiting for wait_until is the
  * next step (wait-for-page.ts), where stalled third parties are bounded.
  */
-export async function navigate(page: Page, options: TakeOptions, signal: AbortSignal): Promise<number | undefined> {
+export async function navigate(page: Page, options: TakeOptions, signal: AbortSignal): Promise<Response | null> {
   let target = options.url;
   if (options.html !== undefined) {
     const html = options.html;
@@ -28,8 +28,7 @@ export async function navigate(page: Page, options: TakeOptions, signal: AbortSi
   page.on('response', onResponse);
   try {
     // The capture deadline bounds navigation; Playwright's own timeout is disabled.
-    const response = await page.goto(target!, { waitUntil: 'commit', timeout: 0 });
-    return response?.status();
+    return await page.goto(target!, { waitUntil: 'commit', timeout: 0 });
   } catch (error) {
     if (signal.aborted) throw error;
     // Chromium's net error name is safe to show (it says what failed, not what is behind it).

@@ -14,6 +14,7 @@ import { contentDisposition } from '../../util/content-disposition.js';
 import { sendStored, storeCapture } from '../upload.js';
 import { newDebugTrace } from '../../capture/debug-trace.js';
 import { recordRequest } from '../request-record.js';
+import { sendEmpty, sendJson } from '../json-answer.js';
 
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -39,6 +40,8 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
     await recordRequest(deps, request, options, startedAt, { status: 200 }, trace);
     const { result, stored } = outcome;
     deps.accounts.keys.touch(request.apiKey!.id);
+    if (options.response_type === 'json') return sendJson(request, reply, result, stored, deps.publicUrl, timings);
+    if (options.response_type === 'empty') return sendEmpty(reply, result, timings);
     if (stored) return sendStored(request, reply, result, stored, deps.publicUrl, timings.toServerTiming());
     return sendCapture(reply, options, result, timings);
   };
