@@ -15,6 +15,8 @@ import { createCachingResolver, type ResolverStats } from './egress/caching-reso
 import type { Resolver } from './egress/resolver.js';
 import { createTargetCheck } from './egress/target-check.js';
 import { createApp } from './http/app.js';
+import { CaptureCache } from './cache/capture-cache.js';
+import { Coalescer } from './cache/coalescer.js';
 import { createLogger } from './observability/logger.js';
 import { createStore } from './storage/create-store.js';
 import { loadSigningSecret } from './storage/url-signer.js';
@@ -75,8 +77,13 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     const store = parts.store === undefined ? await createStore(config, logger) : (parts.store ?? undefined);
     if (store && parts.store === undefined) opened.push(store);
     const signingSecret = await loadSigningSecret(config.SHUTTER_SIGNING_SECRET, join(config.SHUTTER_DATA_DIR, 'signing-secret'));
+    const cache = store ? new CaptureCache(accounts.db, store) : undefined;
+    const coalescer = new Coalescer(accounts.redis ? { client: accounts.redis.client, prefix: accounts.redis.prefix } : undefined);
+    if (cache) opened.push({ close: async () => cache.close() });
     const app = await createApp({
       signingSecret,
+      coalescer,
+      ...(cache ? { cache } : {}),
       engine,
       accounts,
       logger,

@@ -24,6 +24,8 @@ export interface AccountServices {
   readonly meter: Meter;
   /** Recent captures and their debug bundles. */
   readonly requests: RequestLog;
+  /** Redis, when SHUTTER_REDIS_URL is set (limits, cross-node coalescing). */
+  readonly redis: RedisHandle | undefined;
   /** Whether the dashboard lets anyone sign up. */
   readonly signups: boolean;
   /** Closes Redis and the database. */
@@ -59,6 +61,7 @@ export function createAccountServices(input: AccountServicesInput): AccountServi
     limits,
     meter: new Meter(limits, input.clock),
     requests,
+    redis,
     signups: input.signups ?? true,
     async close() {
       requests.close();

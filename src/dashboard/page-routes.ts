@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { keySigningSecret } from '../accounts/signing-secret.js';
 import { dayOf, periodOf } from '../usage/period.js';
 import type { AccountServices } from '../accounts/services.js';
 import type { DayUsage } from '../usage/usage-store.js';
@@ -10,17 +11,21 @@ import { bundlePage, requestsPage } from './pages/requests-page.js';
 
 /** Every day from `from` to `to` (YYYY-MM-DD, inclusive) with its captures, zeros included. */
 export function fillDays(from: string, to: string, known: DayUsage[]): DayUsage[] {
-  const counts = new Map(known.map((d) => [d.day, d.captures]));
+  const counts = new Map(known.map((d) => [d.day, d]));
   const days: DayUsage[] = [];
   for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000) {
     const day = dayOf(new Date(t));
-    days.push({ day, captures: counts.get(day) ?? 0 });
+    days.push({ day, captures: counts.get(day)?.captures ?? 0, cacheHits: counts.get(day)?.cacheHits ?? 0 });
   }
   return days;
 }
 
-/** The overview, the playground, recent requests with their debug bundles, and the static assets. */
-export function pageRoutes(app: FastifyInstance, services: AccountServices): void {
+/**
+ * The overview, the playground, recent requests with their debug bundles, and the static assets.
+ * `signingMaster` (SHUTTER_SIGNING_SECRET) lets the playground's signed-link builder sign with each
+ * active key's signing secret.
+ */
+export function pageRoutes(app: FastifyInstance, services: AccountServices, signingMaster?: Buffer): void {
   app.get('/', async (request, reply) => {
     const user = await signedIn(request, reply, services);
     if (!user) return reply;
@@ -55,7 +60,17 @@ export function pageRoutes(app: FastifyInstance, services: AccountServices): voi
   app.get('/playground', async (request, reply) => {
     const user = await signedIn(request, reply, services);
     if (!user) return reply;
-    return sendPage(reply, 200, playgroundPage({ account: user.account, csrf: user.session.csrf }));
+    const keys = (await services.keys.list(user.account.id)).filter((k) => !k.revokedAt);
+    return sendPage(
+      reply,
+      200,
+      playgroundPage({
+        account: user.account,
+        csrf: user.session.csrf,
+        keys,
+        ...(signingMaster ? { signingSecretOf: (keyId: string) => keySigningSecret(signingMaster, keyId) } : {}),
+      }),
+    );
   });
 
   app.get('/requests', async (request, reply) => {

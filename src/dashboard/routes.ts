@@ -33,7 +33,7 @@ export async function dashboardRoutes(app: FastifyInstance, services: AccountSer
         if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
         return payload;
       });
-      pageRoutes(scope, services);
+      pageRoutes(scope, services, signingMaster);
       authRoutes(scope, services);
       keyRoutes(scope, services, signingMaster);
     },

@@ -2,6 +2,7 @@ import { DEFAULT_MIGRATION_TABLE, type Kysely, type Migration, type MigrationPro
 import { apiKeys } from './migrations/001-api-keys.js';
 import { accountsUsageSessions, OPERATOR_EMAIL } from './migrations/002-accounts-usage-sessions.js';
 import { captureRequests } from './migrations/003-capture-requests.js';
+import { captureCache } from './migrations/004-capture-cache.js';
 
 export { OPERATOR_EMAIL };
 
@@ -14,6 +15,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '001_api_keys': apiKeys,
   '002_accounts_usage_sessions': accountsUsageSessions,
   '003_capture_requests': captureRequests,
+  '004_capture_cache': captureCache,
 });
 
 /** The migration names in the order they apply (legacy version N is the Nth). */

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Row shapes of every table, as Kysely sees them. Timestamps are ISO-8601 UTC text in both dialects. */
 export interface Tables {
   accounts: AccountsTable;
@@ -7,6 +9,21 @@ export interface Tables {
   quota_reservations: QuotaReservationsTable;
   sessions: SessionsTable;
   capture_requests: CaptureRequestsTable;
+  cache_entries: CacheEntriesTable;
+}
+
+/** One cached capture: the index row; the file itself is the store's object named by `key`. */
+export interface CacheEntriesTable {
+  key: string;
+  account_id: string;
+  format: string;
+  content_type: string;
+  size: number;
+  etag: string;
+  created_at: string;
+  expires_at: string;
+  /** JSON of what else the answer needs: warnings, selector/truncated flags, metadata. */
+  result: string;
 }
 
 /** One /v1/take that reached the capture, kept 7 days; its debug bundle (JSON) 24 hours. */
@@ -57,6 +74,8 @@ export interface UsageDailyTable {
   /** YYYY-MM-DD */
   day: string;
   captures: number;
+  /** Answers from the capture cache (not charged). */
+  cache_hits: Generated<number>;
 }
 
 /** Successful captures per account per quota period: the durable side of the quota. */

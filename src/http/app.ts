@@ -11,6 +11,8 @@ import { toErrorResponse } from './error-response.js';
 import { limitParameters, parseFormBody } from './parameter-limit.js';
 import { requestIdFor } from './request-id.js';
 import type { FileStore } from '../storage/file-store.js';
+import type { CaptureCache } from '../cache/capture-cache.js';
+import type { Coalescer } from '../cache/coalescer.js';
 import { deviceRoutes } from './routes/devices.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
@@ -35,6 +37,10 @@ export interface AppDeps {
   store?: FileStore;
   /** Base URL for links to locally stored files (default: from the request). */
   publicUrl?: string;
+  /** The shared capture cache (cache=1); absent without a file store. */
+  cache?: CaptureCache;
+  /** Identical captures in flight share one render. */
+  coalescer?: Coalescer;
   /** SHUTTER_SIGNING_SECRET (or the data dir's): keys' signing secrets derive from it; without it, signed links are refused. */
   signingSecret?: Buffer;
 }

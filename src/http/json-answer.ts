@@ -4,6 +4,7 @@ import type { CaptureResult } from '../capture/engine.js';
 import type { Timings } from '../capture/timings.js';
 import { formatOf } from '../formats/registry.js';
 import type { StoredFile } from '../storage/file-store.js';
+import type { CacheAnswer } from './cache-headers.js';
 import { setCaptureFlags } from './capture-headers.js';
 
 /** Larger files are not inlined as base64 in a JSON answer (DESIGN.md §4.2): store them with upload=1. */
@@ -21,29 +22,28 @@ export async function sendJson(
   stored: StoredFile | undefined,
   publicUrl: string | undefined,
   timings: Timings,
+  cached?: CacheAnswer,
 ) {
   const size = formatOf(result.format).kind === 'image' ? await imageSize(result.body) : {};
   const base = publicUrl ?? `${request.protocol}://${request.host}`;
   const url = stored ? (stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url) : null;
   setCaptureFlags(reply, result);
-  return reply
-    .header('cache-control', 'no-store')
-    .header('server-timing', timings.toServerTiming())
-    .send({
-      request_id: request.id,
-      format: result.format,
-      content_type: result.contentType,
-      size: result.body.length,
-      ...size,
-      url,
-      expires_at: stored?.expiresAt?.toISOString() ?? null,
-      data_base64: !stored && result.body.length <= MAX_INLINE_BYTES ? result.body.toString('base64') : null,
-      cache: null,
-      metadata: result.metadata ?? null,
-      timings: Object.fromEntries(Object.entries(timings.ms).map(([phase, ms]) => [phase, Math.round(ms * 10) / 10])),
-      warnings: result.warnings ?? [],
-      ...(result.pendingRequests ? { pending_requests: result.pendingRequests } : {}),
-    });
+  if (!cached) reply.header('cache-control', 'no-store');
+  return reply.header('server-timing', timings.toServerTiming()).send({
+    request_id: request.id,
+    format: result.format,
+    content_type: result.contentType,
+    size: result.body.length,
+    ...size,
+    url,
+    expires_at: (stored?.expiresAt ?? cached?.entry.expiresAt)?.toISOString() ?? null,
+    data_base64: !stored && result.body.length <= MAX_INLINE_BYTES ? result.body.toString('base64') : null,
+    cache: cached ? cached.state.toLowerCase() : null,
+    metadata: result.metadata ?? null,
+    timings: Object.fromEntries(Object.entries(timings.ms).map(([phase, ms]) => [phase, Math.round(ms * 10) / 10])),
+    warnings: result.warnings ?? [],
+    ...(result.pendingRequests ? { pending_requests: result.pendingRequests } : {}),
+  });
 }
 
 /** response_type=empty: 200 and the capture's headers, no body (warms a cache, checks a page). */

@@ -42,7 +42,7 @@ export const enumField = <const T extends readonly [string, ...string[]]>(values
   const names = [...values, ...Object.keys(aliases)];
   return z.string({ error: `must be one of: ${names.join(', ')}` }).transform((v, ctx) => {
     const key = v.trim().toLowerCase();
-    const hit = (values as readonly string[]).includes(key) ? (key as T[number]) : aliases[key];
+    const hit = (values as readonly string[]).includes(key) ? (key as T[number]) : Object.hasOwn(aliases, key) ? aliases[key] : undefined;
     if (hit === undefined) {
       ctx.addIssue({ code: 'custom', message: `must be one of: ${names.join(', ')}` });
       return z.NEVER;

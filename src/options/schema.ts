@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { blockingParameters } from './parameters/blocking.js';
+import { cacheParameters } from './parameters/cache.js';
 import { checksParameters } from './parameters/checks.js';
 import { diagnosticsParameters } from './parameters/diagnostics.js';
 import { elementParameters, elementRules } from './parameters/element.js';
@@ -28,6 +29,7 @@ export const takeParameters = {
   ...sourceParameters,
   ...outputParameters,
   ...responseParameters,
+  ...cacheParameters,
   ...viewportParameters,
   ...emulationParameters,
   ...elementParameters,

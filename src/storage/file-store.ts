@@ -19,5 +19,9 @@ export interface StoredFile {
 /** A place to keep captures for upload=1: the local data dir or an S3-compatible bucket. */
 export interface FileStore {
   put(input: StoreInput): Promise<StoredFile>;
+  /** Named objects of the capture cache (name: hex, no path): written, read back, removed. */
+  putObject(name: string, body: Buffer, contentType: string): Promise<void>;
+  getObject(name: string): Promise<Buffer | null>;
+  deleteObject(name: string): Promise<void>;
   close(): Promise<void>;
 }

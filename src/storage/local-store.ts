@@ -1,4 +1,4 @@
-import { readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { FileStore, StoreInput, StoredFile } from './file-store.js';
@@ -52,6 +52,27 @@ export class LocalStore implements FileStore {
     await writeFile(join(this.options.dir, `${name}.json`), JSON.stringify(sidecar));
     const sig = this.options.signer.sign(name, expires);
     return { url: `/v1/files/${name}?expires=${expires}&sig=${sig}`, expiresAt };
+  }
+
+  async putObject(name: string, body: Buffer): Promise<void> {
+    const path = this.cachePath(name);
+    await mkdir(join(this.options.dir, 'cache'), { recursive: true });
+    // Written whole, then renamed: a reader on another request never sees half a file.
+    await writeFile(`${path}.tmp`, body);
+    await rename(`${path}.tmp`, path);
+  }
+
+  async getObject(name: string): Promise<Buffer | null> {
+    return readFile(this.cachePath(name)).catch(() => null);
+  }
+
+  async deleteObject(name: string): Promise<void> {
+    await rm(this.cachePath(name), { force: true });
+  }
+
+  private cachePath(name: string): string {
+    if (!/^[0-9a-f]{16,128}$/.test(name)) throw new Error('bad cache object name');
+    return join(this.options.dir, 'cache', name);
   }
 
   /** The file behind a link, or null when the link is not ours, was altered or has expired. */

@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { FileStore, StoreInput, StoredFile } from './file-store.js';
 import { newObjectName } from './object-name.js';
@@ -50,6 +50,31 @@ export class S3Store implements FileStore {
       expiresIn: this.options.ttlSeconds,
     });
     return { url, expiresAt: new Date(Date.now() + this.options.ttlSeconds * 1000) };
+  }
+
+  async putObject(name: string, body: Buffer, contentType: string): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.options.bucket, Key: this.cacheKey(name), Body: body, ContentType: contentType }),
+    );
+  }
+
+  async getObject(name: string): Promise<Buffer | null> {
+    try {
+      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: this.cacheKey(name) }));
+      return answer.Body ? Buffer.from(await answer.Body.transformToByteArray()) : null;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') return null;
+      throw error;
+    }
+  }
+
+  async deleteObject(name: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.cacheKey(name) }));
+  }
+
+  private cacheKey(name: string): string {
+    if (!/^[0-9a-f]{16,128}$/.test(name)) throw new Error('bad cache object name');
+    return `${this.options.prefix}cache/${name}`;
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,8 @@ import { dayOf, type Period } from './period.js';
 export interface DayUsage {
   day: string;
   captures: number;
+  /** Answers from the capture cache that day (not charged). */
+  cacheHits?: number;
 }
 
 /** Captures of one key in a span of days. */
@@ -35,6 +37,15 @@ export async function recordCapture(
     .execute();
 }
 
+/** Counts one answer from the capture cache (not charged) for the key's day. */
+export async function recordCacheHit(executor: Kysely<Tables>, input: { keyId: string; accountId: string; at: Date }): Promise<void> {
+  await executor
+    .insertInto('usage_daily')
+    .values({ key_id: input.keyId, account_id: input.accountId, day: dayOf(input.at), captures: 0, cache_hits: 1 })
+    .onConflict((c) => c.columns(['key_id', 'day']).doUpdateSet((eb) => ({ cache_hits: eb(eb.ref('usage_daily.cache_hits'), '+', 1) })))
+    .execute();
+}
+
 /** Successful captures recorded per day and per key, for the dashboard. */
 export class UsageStore {
   constructor(private readonly db: Db) {}
@@ -43,14 +54,14 @@ export class UsageStore {
   async perDay(accountId: string, fromDay: string, toDay: string): Promise<DayUsage[]> {
     const rows = await this.db.kysely
       .selectFrom('usage_daily')
-      .select((eb) => ['day', eb.fn.sum<number>('captures').as('captures')])
+      .select((eb) => ['day', eb.fn.sum<number>('captures').as('captures'), eb.fn.sum<number>('cache_hits').as('cache_hits')])
       .where('account_id', '=', accountId)
       .where('day', '>=', fromDay)
       .where('day', '<=', toDay)
       .groupBy('day')
       .orderBy('day')
       .execute();
-    return rows.map((r) => ({ day: r.day, captures: Number(r.captures) }));
+    return rows.map((r) => ({ day: r.day, captures: Number(r.captures), cacheHits: Number(r.cache_hits) }));
   }
 
   /** Captures per key from `fromDay` to `toDay` (inclusive); keys without any are left out. */

@@ -16,6 +16,8 @@ beforeAll(async () => {
   fixture = await startFixtureServer();
   dns = await startDnsStub({}, { nxdomain: true, delayMs: 50 });
   service = await startService({ env: { SHUTTER_DNS_SERVERS: dns.server } });
+  // The first capture of a fresh browser pays its warm-up; the timings below are about stalls.
+  await take({ url: `${fixture.baseUrl}/simple.html` });
 });
 
 afterAll(async () => {
@@ -30,8 +32,11 @@ const PAGE_GREEN: Rgb = [0, 170, 0];
 const near = (a: Rgb, b: Rgb) => a.every((v, i) => Math.abs(v - b[i]!) <= 12);
 
 const STALL_S = 2;
-/** What a capture adds to stall_timeout: ~0.4–0.8 s alone, up to ~1.3 s beside another test file on 2 cores. */
-const SLACK_MS = 1500;
+/**
+ * What a capture adds to stall_timeout: ~0.4–0.8 s alone; in the full suite on 2 cores, beside
+ * another test file driving Chromium, up to ~2 s was seen (docs/performance.md has the real figures).
+ */
+const SLACK_MS = 2000;
 
 describe('a stalled third party costs at most stall_timeout, in every format', () => {
   const formats: Array<[string, Record<string, string>]> = [

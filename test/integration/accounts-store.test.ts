@@ -218,7 +218,7 @@ describe('migrations', () => {
       (await openSqlite(file)).close();
       const again = await openSqlite(file);
       const applied = again.prepare('SELECT name FROM kysely_migration ORDER BY name').pluck().all();
-      expect(applied).toEqual(['001_api_keys', '002_accounts_usage_sessions', '003_capture_requests']);
+      expect(applied).toEqual(['001_api_keys', '002_accounts_usage_sessions', '003_capture_requests', '004_capture_cache']);
       again.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -233,7 +233,7 @@ describe('migrations', () => {
         .selectFrom('kysely_migration' as never)
         .select(['name' as never])
         .execute();
-      expect(rows).toHaveLength(3);
+      expect(rows).toHaveLength(4);
     } finally {
       await place.cleanup();
     }

@@ -451,3 +451,27 @@ describe('signed links on the keys page', () => {
     expect(/class="signing-secret">([^<]+)</.exec(after.payload)![1]).not.toBe(secret);
   });
 });
+
+describe('signed links in the playground', () => {
+  it('offers the account’s active keys with their signing secrets, never a revoked key or another account’s', async () => {
+    await build();
+    const v = new Visitor();
+    await v.signUp('builder@example.com');
+    expect((await v.get('/dashboard/playground')).payload).toMatch(/No active key: <a href="\/dashboard\/keys">create one<\/a>/);
+    await v.createKey('first');
+    const keysPage = (await v.get('/dashboard/keys')).payload;
+    const firstId = /class="access-key">([^<]+)</.exec(keysPage)![1]!;
+    await v.post(`/dashboard/keys/${firstId}/reset`, {});
+    const page = (await v.get('/dashboard/playground')).payload;
+    const options = [...page.matchAll(/<option value="([^"]+)" data-signing-secret="([^"]+)">([^<]+)<\/option>/g)];
+    expect(options).toHaveLength(1);
+    const [, id, secret, label] = options[0]!;
+    expect(id).not.toBe(firstId);
+    expect(secret).toBe(createHmac('sha256', TEST_SIGNING_SECRET).update(`key:${id}`).digest('hex'));
+    expect(label).toMatch(/^first \(shk_\w*…\w{4}\)$/);
+    expect(page).toContain('<button id="sl-build" type="button">Build signed link</button>');
+    expect(page).not.toContain(t.record.id);
+    // The builder's fields are outside the capture form: they never become capture parameters.
+    expect(page.indexOf('id="sl-key"')).toBeGreaterThan(page.indexOf('</form>', page.indexOf('<form id="playground"')));
+  });
+});

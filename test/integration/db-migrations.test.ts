@@ -18,7 +18,7 @@ import { postgresUrl } from '../helpers/db.js';
  * and get only the rest, and instances starting together on one Postgres schema migrate it once.
  */
 
-const ALL = ['001_api_keys', '002_accounts_usage_sessions', '003_capture_requests'];
+const ALL = ['001_api_keys', '002_accounts_usage_sessions', '003_capture_requests', '004_capture_cache'];
 
 /** What the runner before Kysely's Migrator ran for each version (same SQL on SQLite and Postgres), data aside. */
 const LEGACY_DDL: Record<1 | 2, string[]> = {
@@ -277,6 +277,7 @@ describe.runIf(postgresUrl)('Postgres', () => {
       { name: '001_api_keys', timestamp: '2024-01-01T00:00:00.000Z' }, // adopted from shutter_migrations
       { name: '002_accounts_usage_sessions', timestamp: expect.any(String) },
       { name: '003_capture_requests', timestamp: expect.any(String) },
+      { name: '004_capture_cache', timestamp: expect.any(String) },
     ]);
     const key = await first.kysely.selectFrom('api_keys').select('account_id').where('id', '=', 'old-key').executeTakeFirstOrThrow();
     const owner = await first.kysely.selectFrom('accounts').selectAll().where('id', '=', key.account_id!).executeTakeFirstOrThrow();
@@ -296,6 +297,7 @@ describe.runIf(postgresUrl)('Postgres', () => {
       { name: '001_api_keys', timestamp: '2024-01-01T00:00:00.000Z' },
       { name: '002_accounts_usage_sessions', timestamp: '2024-02-01T00:00:00.000Z' },
       { name: '003_capture_requests', timestamp: expect.any(String) },
+      { name: '004_capture_cache', timestamp: expect.any(String) },
     ]);
     const db = await open(schema);
     expect(await applied(schema)).toEqual(afterFirst);

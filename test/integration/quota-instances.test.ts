@@ -98,7 +98,7 @@ describe.runIf(multiInstance.length > 0).each(multiInstance)('two instances on %
     }
     const today = new Date().toISOString().slice(0, 10);
     const perDay = await instances[1]!.services.usage.perDay(accountId, today, today);
-    expect(perDay).toEqual([{ day: today, captures: QUOTA }]);
+    expect(perDay).toEqual([{ day: today, captures: QUOTA, cacheHits: 0 }]);
 
     // And the next request, on either instance, is refused.
     for (const { app } of instances) {

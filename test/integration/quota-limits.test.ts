@@ -247,7 +247,7 @@ describe('monthly quota', () => {
         [second.value.record.id, 1],
       ]),
     );
-    expect(await t.accounts.usage.perDay(t.account.id, today, today)).toEqual([{ day: today, captures: 3 }]);
+    expect(await t.accounts.usage.perDay(t.account.id, today, today)).toEqual([{ day: today, captures: 3, cacheHits: 0 }]);
   });
 });
 

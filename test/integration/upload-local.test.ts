@@ -141,6 +141,11 @@ describe('upload=1 on the local store', () => {
       put: async () => {
         throw new Error('ENOSPC: no space left on device');
       },
+      putObject: async () => {
+        throw new Error('ENOSPC: no space left on device');
+      },
+      getObject: async () => null,
+      deleteObject: async () => undefined,
       close: async () => undefined,
     };
     await t.app.close();

@@ -83,9 +83,12 @@ const bool = (name: ParameterName, base: Raw, def: boolean): ParameterCase => ({
 
 /** Wave 2's parameters, each with its parse rules tested in the file named. */
 const TESTED_ELSEWHERE: ParameterName[] = [
-  // test/e2e/response-type.test.ts and the cases below
+  // test/e2e/response-type.test.ts, test/integration/cache.test.ts and the cases below
   'response_type',
   'metadata',
+  'cache',
+  'cache_ttl',
+  'cache_key',
   // test/unit/emulation-options.test.ts
   'viewport_device',
   'viewport_mobile',
@@ -433,6 +436,15 @@ describe('response_type and metadata', () => {
     expect(expectOneProblem({ url: URL_, response_type: 'xml' }, 'response_type').message).toMatch(/by_format, json, empty|by_format/);
   });
 
+  it('cache_ttl is 60–2592000 seconds and cache_key at most 64 of A-Za-z0-9_-', () => {
+    expect(parse({ url: URL_, cache: '1', cache_ttl: '60' }).cache_ttl).toBe(60);
+    expect(expectOneProblem({ url: URL_, cache_ttl: '59' }, 'cache_ttl').message).toMatch(/60 to 2592000/);
+    expect(expectOneProblem({ url: URL_, cache_ttl: '2592001' }, 'cache_ttl').message).toMatch(/60 to 2592000/);
+    expect(parse({ url: URL_, cache_key: 'v2_a-B' }).cache_key).toBe('v2_a-B');
+    expect(expectOneProblem({ url: URL_, cache_key: 'a b' }, 'cache_key').message).toMatch(/A–Z/);
+    expect(expectOneProblem({ url: URL_, cache_key: 'x'.repeat(65) }, 'cache_key').message).toMatch(/at most 64/);
+  });
+
   it('metadata needs response_type=json', () => {
     expect(parse({ url: URL_, response_type: 'json', metadata: '1' }).metadata).toBe(true);
     expect(expectOneProblem({ url: URL_, metadata: '1' }, 'metadata').conflicts_with).toBe('response_type');
@@ -480,6 +492,9 @@ describe('defaults', () => {
       upload: false,
       response_type: 'by_format',
       metadata: false,
+      cache: false,
+      cache_ttl: 86400,
+      cache_key: undefined,
       attachment_name: undefined,
       pdf_paper_format: 'a4',
       pdf_landscape: false,

@@ -59,6 +59,17 @@ TakeOptions = TypedDict(
         # icons, canonical and final URL, the main document’s HTTP status and headers (without
         # Set-Cookie), the web fonts it used and its height. Allowed: boolean. Default: false.
         "metadata": bool,
+        # Answer from the shared cache when the same account asked for the same output before (not
+        # charged: X-Shutter-Cache: HIT), else render, keep the file for cache_ttl and answer
+        # X-Shutter-Cache: MISS. Identical requests arriving while one renders wait for it and share it.
+        # Allowed: boolean. Default: false.
+        "cache": bool,
+        # Seconds a cached file is kept and answered (with cache=1). Allowed: integer seconds 60–2592000
+        # (30 days). Default: 86400.
+        "cache_ttl": int,
+        # Part of the cache identity: a different cache_key renders afresh (e.g. a version of the page).
+        # Allowed: at most 64 of A–Z, a–z, 0–9, _ and -.
+        "cache_key": str,
         # Viewport width in CSS pixels. Allowed: integer 100–3840. Default: 1280.
         "viewport_width": int,
         # Viewport height in CSS pixels. Allowed: integer 100–10000. Default: 800.
@@ -282,6 +293,9 @@ TAKE_OPTION_NAMES: Tuple[str, ...] = (
     "attachment_name",
     "response_type",
     "metadata",
+    "cache",
+    "cache_ttl",
+    "cache_key",
     "viewport_width",
     "viewport_height",
     "device_scale_factor",

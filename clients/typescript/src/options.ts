@@ -75,6 +75,29 @@ export interface TakeOptions {
    */
   metadata?: boolean;
   /**
+   * Answer from the shared cache when the same account asked for the same output before (not charged:
+   * X-Shutter-Cache: HIT), else render, keep the file for cache_ttl and answer X-Shutter-Cache: MISS. Identical
+   * requests arriving while one renders wait for it and share it.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  cache?: boolean;
+  /**
+   * Seconds a cached file is kept and answered (with cache=1).
+   *
+   * Allowed: integer seconds 60–2592000 (30 days).
+   * @defaultValue 86400
+   */
+  cache_ttl?: number;
+  /**
+   * Part of the cache identity: a different cache_key renders afresh (e.g. a version of the page).
+   *
+   * Allowed: at most 64 of A–Z, a–z, 0–9, _ and -.
+   * @example "v2"
+   */
+  cache_key?: string;
+  /**
    * Viewport width in CSS pixels.
    *
    * Allowed: integer 100–3840.
@@ -590,6 +613,9 @@ export const TAKE_OPTION_NAMES = [
   'attachment_name',
   'response_type',
   'metadata',
+  'cache',
+  'cache_ttl',
+  'cache_key',
   'viewport_width',
   'viewport_height',
   'device_scale_factor',

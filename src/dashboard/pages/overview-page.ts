@@ -54,8 +54,13 @@ export function overviewPage(o: Overview): string {
     </table><p class="muted">Only successful captures count. Every API response carries X-Quota-Remaining and RateLimit-Remaining.</p></div>
     <h2>Captures per day, ${o.period.id}</h2>
     <div class="card">${usageChart(o.days)}
-      <details><summary>As numbers</summary><table id="usage-per-day"><tr><th>Day</th><th class="num">Captures</th></tr>
-        ${o.days.filter((d) => d.captures > 0).map((d) => html`<tr><td>${d.day}</td><td class="num">${number(d.captures)}</td></tr>`)}
+      <details><summary>As numbers</summary><table id="usage-per-day"><tr><th>Day</th><th class="num">Captures</th><th class="num">Cache hits (not charged)</th></tr>
+        ${o.days
+          .filter((d) => d.captures > 0 || (d.cacheHits ?? 0) > 0)
+          .map(
+            (d) =>
+              html`<tr><td>${d.day}</td><td class="num">${number(d.captures)}</td><td class="num">${number(d.cacheHits ?? 0)}</td></tr>`,
+          )}
       </table></details></div>
     <h2>Captures per key, ${o.period.id}</h2>
     <div class="card">${

@@ -15,6 +15,12 @@ import { sendStored, storeCapture } from '../upload.js';
 import { newDebugTrace } from '../../capture/debug-trace.js';
 import { recordRequest } from '../request-record.js';
 import { sendEmpty, sendJson } from '../json-answer.js';
+import { type CacheAnswer, setCacheHeaders } from '../cache-headers.js';
+import { cacheIdentity } from '../../cache/cache-identity.js';
+import { etagOf } from '../../cache/capture-cache.js';
+import type { DebugTrace } from '../../capture/debug-trace.js';
+import type { StoredFile } from '../../storage/file-store.js';
+import { recordCacheHit } from '../../usage/usage-store.js';
 
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -26,24 +32,24 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
     const timings = new Timings();
     const startedAt = new Date();
     const trace = options.debug ? newDebugTrace() : undefined;
-    let outcome;
+    let outcome: Outcome;
     try {
-      // Counted against the plan's concurrency and quota; charged only when the capture (and its upload) succeeds.
-      outcome = await chargeCapture(deps.accounts, reply, async () => {
-        const captured = await deps.engine.capture(options, timings, trace);
-        return { result: captured, stored: options.upload ? await storeCapture(deps.store, options, captured) : undefined };
-      });
+      outcome = options.cache
+        ? await cachedCapture(deps, request, reply, options, timings, trace)
+        : await render(deps, reply, options, timings, trace);
+      if (options.upload && !outcome.stored) outcome.stored = await storeCapture(deps.store, options, outcome.result);
     } catch (error) {
       await recordRequest(deps, request, options, startedAt, { status: statusOf(error), error }, trace);
       throw error;
     }
     await recordRequest(deps, request, options, startedAt, { status: 200 }, trace);
-    const { result, stored } = outcome;
+    const { result, stored, cached } = outcome;
     deps.accounts.keys.touch(request.apiKey!.id);
-    if (options.response_type === 'json') return sendJson(request, reply, result, stored, deps.publicUrl, timings);
+    if (cached) setCacheHeaders(reply, cached);
+    if (options.response_type === 'json') return sendJson(request, reply, result, stored, deps.publicUrl, timings, cached);
     if (options.response_type === 'empty') return sendEmpty(reply, result, timings);
     if (stored) return sendStored(request, reply, result, stored, deps.publicUrl, timings.toServerTiming());
-    return sendCapture(reply, options, result, timings);
+    return sendCapture(request, reply, options, result, timings, cached?.entry.etag);
   };
 
   // HEAD would render a whole capture only to drop the body.
@@ -67,7 +73,78 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
   });
 }
 
-function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureResult, timings: Timings) {
+interface Outcome {
+  result: CaptureResult;
+  stored?: StoredFile | undefined;
+  cached?: CacheAnswer;
+}
+
+/** A capture for this caller: charged only when it (and its upload) succeeds. */
+async function render(
+  deps: AppDeps,
+  reply: FastifyReply,
+  options: TakeOptions,
+  timings: Timings,
+  trace: DebugTrace | undefined,
+): Promise<Outcome> {
+  return chargeCapture(deps.accounts, reply, async () => {
+    const captured = await deps.engine.capture(options, timings, trace);
+    return { result: captured, stored: options.upload ? await storeCapture(deps.store, options, captured) : undefined };
+  });
+}
+
+/**
+ * cache=1: the account's stored file for the same output (HIT, not charged), or a render that is
+ * stored for cache_ttl (MISS, charged) and shared with identical requests arriving meanwhile, on
+ * this node and, with Redis, on others (they answer HIT: one render, one charge).
+ */
+async function cachedCapture(
+  deps: AppDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: TakeOptions,
+  timings: Timings,
+  trace: DebugTrace | undefined,
+): Promise<Outcome> {
+  const cache = deps.cache;
+  if (!cache || !deps.coalescer) throw new AppError('not_implemented', 'cache=1 needs a file store, and this server has none');
+  const caller = request.caller!;
+  const key = cacheIdentity(caller.account.id, options);
+  const hit = await cache.get(key);
+  const countHit = () => recordCacheHit(deps.accounts.db.kysely, { keyId: caller.key.id, accountId: caller.account.id, at: new Date() });
+  if (hit) {
+    await countHit();
+    return { result: hit.result, cached: { state: 'HIT', entry: hit } };
+  }
+  const { value, led } = await deps.coalescer.run(
+    key,
+    async () => {
+      const { result } = await render(deps, reply, { ...options, upload: false }, timings, trace);
+      // A cache that cannot store is no reason to fail a capture that was made and charged.
+      const entry = await cache.put(key, caller.account.id, result, options.cache_ttl).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'could not store the capture in the cache');
+        return undefined;
+      });
+      return { result, entry };
+    },
+    async () => {
+      const found = await cache.get(key);
+      return found ? { result: found.result, entry: found } : null;
+    },
+    options.timeout * 1000 + 5_000,
+  );
+  if (!led) await countHit();
+  return { result: value.result, ...(value.entry ? { cached: { state: led ? 'MISS' : 'HIT', entry: value.entry } } : {}) };
+}
+
+function sendCapture(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: TakeOptions,
+  result: CaptureResult,
+  timings: Timings,
+  etag = etagOf(result.body),
+) {
   const downloadName = downloadNameOf(options.attachment_name, result.format);
   const disposition = downloadName
     ? contentDisposition('attachment', downloadName)
@@ -77,8 +154,11 @@ function sendCapture(reply: FastifyReply, options: TakeOptions, result: CaptureR
     .header('content-length', result.body.length)
     .header('content-disposition', disposition)
     .header('server-timing', timings.toServerTiming())
-    .header('cache-control', 'no-store');
+    .header('etag', etag);
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   setCaptureFlags(reply, result);
+  // The caller has these bytes already.
+  if (request.headers['if-none-match'] === etag) return reply.code(304).removeHeader('content-length').send();
   return reply.send(result.body);
 }
 

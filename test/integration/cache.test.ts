@@ -1,0 +1,157 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CaptureCache } from '../../src/cache/capture-cache.js';
+import { AppError } from '../../src/errors/app-error.js';
+import { LocalStore } from '../../src/storage/local-store.js';
+import { UrlSigner } from '../../src/storage/url-signer.js';
+import { buildTestApp, TEST_SIGNING_SECRET, type TestApp } from '../helpers/stub-engine.js';
+import { createHmac } from 'node:crypto';
+
+/**
+ * The shared capture cache on the HTTP layer (issue 17, DESIGN.md §4.2) with the stub engine, which
+ * counts renders: identity, HIT/MISS, Age, Cache-Control, ETag and 304, hits not charged, and
+ * coalescing of identical requests in flight. The same on Postgres + Redis + S3 across two
+ * instances is in test/e2e/cache-nodes.test.ts.
+ */
+let dir: string;
+let store: LocalStore;
+let t: TestApp;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'shutter-cache-'));
+  store = new LocalStore({ dir, signer: new UrlSigner(Buffer.from('x'.repeat(32))), ttlSeconds: 3600, logger: pino({ level: 'silent' }) });
+  t = await buildTestApp({ store, plan: 'scale' });
+});
+afterEach(async () => {
+  await t?.app.close();
+  await t?.keys.close();
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const get = (query: Record<string, string>, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'GET', url: `/v1/take?${new URLSearchParams(query)}`, headers: { apikey: t.key, ...headers } });
+const used = async () =>
+  ((await t.app.inject({ method: 'GET', url: '/v1/status', headers: { apikey: t.key } })).json() as { usage: { used: number } }).usage.used;
+const BASE = { url: 'https://example.com/', cache: '1' };
+
+describe('cache=1', () => {
+  it('renders once: MISS (charged), then HIT (not charged) with the same bytes, Age, Cache-Control and ETag', async () => {
+    const before = await used();
+    const miss = await get({ ...BASE, cache_ttl: '3600' });
+    expect(miss.statusCode).toBe(200);
+    expect(miss.headers['x-shutter-cache']).toBe('MISS');
+    expect(miss.headers['cache-control']).toMatch(/^public, max-age=(3600|3599)$/);
+    expect(await used()).toBe(before + 1);
+    const hit = await get({ ...BASE, cache_ttl: '3600' });
+    expect(hit.headers['x-shutter-cache']).toBe('HIT');
+    expect(hit.rawPayload.equals(miss.rawPayload)).toBe(true);
+    expect(hit.headers.etag).toBe(miss.headers.etag);
+    expect(Number(hit.headers.age)).toBeGreaterThanOrEqual(0);
+    expect(t.engine.calls).toHaveLength(1);
+    expect(await used()).toBe(before + 1);
+  });
+
+  it('If-None-Match with the ETag → 304 without a body', async () => {
+    const first = await get(BASE);
+    const again = await get(BASE, { 'if-none-match': first.headers.etag as string });
+    expect(again.statusCode).toBe(304);
+    expect(again.rawPayload.length).toBe(0);
+  });
+
+  it('every output-affecting option misses; cache_ttl, timeout, response_type, the credentials and the signature do not', async () => {
+    await get(BASE);
+    const misses: Array<Record<string, string>> = [
+      { format: 'jpg' },
+      { viewport_width: '1000' },
+      { full_page: '1' },
+      { quality: '50', format: 'jpg' },
+      { dark_mode: '1' },
+      { hide_selectors: '.ad' },
+      { cache_key: 'v2' },
+      { url: 'https://example.com/other' },
+      { block_ads: '1' },
+      { wait_until: 'networkidle0' },
+    ];
+    for (const change of misses) {
+      const res = await get({ ...BASE, ...change });
+      expect(res.headers['x-shutter-cache'], JSON.stringify(change)).toBe('MISS');
+    }
+    const hits: Array<Record<string, string>> = [{ cache_ttl: '120' }, { timeout: '30' }, { response_type: 'json' }, { apikey: t.key }];
+    for (const change of hits) {
+      const res = await get({ ...BASE, ...change });
+      expect(res.statusCode, JSON.stringify(change)).toBe(200);
+      expect(res.headers['x-shutter-cache'] ?? res.json().cache, JSON.stringify(change)).toMatch(/^hit$/i);
+    }
+    // A signed link of the same options hits too.
+    const secret = createHmac('sha256', TEST_SIGNING_SECRET).update(`key:${t.record.id}`).digest('hex');
+    const query = `url=https%3A%2F%2Fexample.com%2F&cache=1&expires=${Math.floor(Date.now() / 1000) + 60}&access_key=${t.record.id}`;
+    const signed = await t.app.inject({
+      method: 'GET',
+      url: `/v1/take?${query}&signature=${createHmac('sha256', secret).update(query).digest('hex')}`,
+    });
+    expect(signed.headers['x-shutter-cache']).toBe('HIT');
+    expect(t.engine.calls).toHaveLength(1 + misses.length);
+  });
+
+  it('another account never hits this account’s entry', async () => {
+    await get(BASE);
+    const account = await t.accounts.accounts.create({ email: 'other@example.test', plan: 'scale' });
+    if (!account.ok) throw new Error(account.message);
+    const { key } = await t.keys.create({ name: 'other', accountId: account.value.id });
+    const other = await get(BASE, { apikey: key });
+    expect(other.headers['x-shutter-cache']).toBe('MISS');
+  });
+
+  it('20 identical concurrent requests: 1 render, 1 charge, 20 identical bodies', async () => {
+    t.engine.delayMs = 300;
+    const before = await used();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(BASE)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(200));
+    expect(t.engine.calls).toHaveLength(1);
+    expect(await used()).toBe(before + 1);
+    expect(new Set(answers.map((a) => a.rawPayload.toString('base64'))).size).toBe(1);
+    expect(answers.filter((a) => a.headers['x-shutter-cache'] === 'MISS')).toHaveLength(1);
+  });
+
+  it('a failure is shared by the waiters as the same error, and not cached', async () => {
+    t.engine.delayMs = 200;
+    t.engine.error = new AppError('navigation_failed', 'the page could not be loaded (ERR_NAME_NOT_RESOLVED)');
+    const answers = await Promise.all(Array.from({ length: 5 }, () => get(BASE)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(5).fill(422));
+    expect(new Set(answers.map((a) => a.json().error.message)).size).toBe(1);
+    expect(t.engine.calls).toHaveLength(1);
+    t.engine.error = undefined;
+    const after = await get(BASE);
+    expect(after.statusCode).toBe(200);
+    expect(after.headers['x-shutter-cache']).toBe('MISS');
+  });
+
+  it('cache hits are counted per day apart from captures (the dashboard shows both)', async () => {
+    await get(BASE);
+    await get(BASE);
+    await get(BASE);
+    const days = await t.accounts.usage.perDay(t.account.id, '2000-01-01', '2999-12-31');
+    expect(days.reduce((n, d) => n + d.captures, 0)).toBe(1);
+    expect(days.reduce((n, d) => n + (d.cacheHits ?? 0), 0)).toBe(2);
+  });
+
+  it('expired entries are swept from the index and the store, and then miss', async () => {
+    await get({ ...BASE, cache_ttl: '60' });
+    const [row] = await t.accounts.db.kysely.selectFrom('cache_entries').select(['key']).execute();
+    expect(await store.getObject(row!.key)).not.toBeNull();
+    const sweeper = new CaptureCache(t.accounts.db, store);
+    try {
+      expect(await sweeper.sweep(new Date(Date.now() + 30_000))).toBe(0);
+      expect(await sweeper.sweep(new Date(Date.now() + 61_000))).toBe(1);
+    } finally {
+      sweeper.close();
+    }
+    expect(await t.accounts.db.kysely.selectFrom('cache_entries').select(['key']).execute()).toEqual([]);
+    expect(await store.getObject(row!.key)).toBeNull();
+    expect((await get({ ...BASE, cache_ttl: '60' })).headers['x-shutter-cache']).toBe('MISS');
+  });
+});
