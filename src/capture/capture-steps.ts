@@ -110,14 +110,15 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
     name: 'bot_challenge',
     phase: 'wait',
     async run(ctx) {
-      const kind = await detectBotChallenge(ctx.page, ctx.mainStatus);
-      if (!kind) return;
-      if (ctx.options.fail_on_bot_challenge) {
+      // One evaluation; on ordinary pages it reads a few selectors only (bot-challenge.ts). Run
+      // beside the render it slowed the screenshot by more than it saved.
+      const kind = await detectBotChallenge(ctx.cdp, ctx.mainStatus);
+      if (kind && !ctx.options.fail_on_bot_challenge) ctx.warnings.add('bot_challenge');
+      else if (kind) {
         throw new AppError('bot_challenge', `the page is a bot challenge (${kind}), not the site's content`, {
           details: [{ parameter: 'fail_on_bot_challenge', message: `the page is a ${kind} challenge`, value: kind }],
         });
       }
-      ctx.warnings.add('bot_challenge');
     },
   },
   {
