@@ -19,6 +19,8 @@ export interface DnsQuery {
   type: 'A' | 'AAAA' | string;
   /** performance.now() when it arrived. */
   at: number;
+  /** The DNS message id: a query resent after the client's retry interval keeps it. */
+  id: number;
 }
 
 /** A programmable DNS server on 127.0.0.1 (UDP and TCP on one port). */
@@ -30,6 +32,8 @@ export interface DnsStub {
   readonly queries: DnsQuery[];
   /** Queries for a name (case-insensitive, trailing dot ignored), optionally of one type. */
   count(name: string, type?: string): number;
+  /** The same, with a query resent under the same id (c-ares' retry on a slow answer) counted once. */
+  distinct(name: string, type?: string): number;
   /** Sets or replaces the behaviour for a name. */
   set(name: string, behavior: DnsBehavior): void;
   close(): Promise<void>;
@@ -186,7 +190,7 @@ export async function startDnsStub(table: Record<string, DnsBehavior> = {}, fall
   const handle = (msg: Buffer, send: (out: Buffer) => void) => {
     const q = parseQuery(msg);
     if (!q || closed) return;
-    queries.push({ name: q.name, type: typeName(q.type), at: performance.now() });
+    queries.push({ name: q.name, type: typeName(q.type), at: performance.now(), id: q.id });
     const b = behaviors.get(normalize(q.name)) ?? fallback;
     if ('drop' in b || ('dropTypes' in b && b.dropTypes?.includes(typeName(q.type)))) return;
     const out = reply(q, b);
@@ -230,6 +234,12 @@ export async function startDnsStub(table: Record<string, DnsBehavior> = {}, fall
     queries,
     count: (name, type) =>
       queries.filter((q) => normalize(q.name) === normalize(name) && (type === undefined || q.type === type.toUpperCase())).length,
+    distinct: (name, type) =>
+      new Set(
+        queries
+          .filter((q) => normalize(q.name) === normalize(name) && (type === undefined || q.type === type.toUpperCase()))
+          .map((q) => q.id),
+      ).size,
     set: (name, behavior) => void behaviors.set(normalize(name), validate(name, behavior)),
     close: async () => {
       if (closed) return;
