@@ -6,6 +6,7 @@ import { formatOf } from '../formats/registry.js';
 import type { StoredFile } from '../storage/file-store.js';
 import type { CacheAnswer } from './cache-headers.js';
 import { setCaptureFlags } from './capture-headers.js';
+import { absoluteUrl } from './upload.js';
 
 /** Larger files are not inlined as base64 in a JSON answer (DESIGN.md §4.2): store them with upload=1. */
 const MAX_INLINE_BYTES = 10 * 1024 * 1024;
@@ -25,8 +26,7 @@ export async function sendJson(
   cached?: CacheAnswer,
 ) {
   const size = formatOf(result.format).kind === 'image' ? await imageSize(result.body) : {};
-  const base = publicUrl ?? `${request.protocol}://${request.host}`;
-  const url = stored ? (stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url) : null;
+  const url = stored ? absoluteUrl(request, publicUrl, stored) : null;
   setCaptureFlags(reply, result);
   if (!cached) reply.header('cache-control', 'no-store');
   return reply.header('server-timing', timings.toServerTiming()).send({

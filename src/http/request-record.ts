@@ -3,8 +3,8 @@ import type { DebugTrace } from '../capture/debug-trace.js';
 import { AppError } from '../errors/app-error.js';
 import type { TakeOptions } from '../options/schema.js';
 import { BUNDLE_HOURS } from '../requests/request-log.js';
-import type { FileStore } from '../storage/file-store.js';
 import type { AppDeps } from './app.js';
+import { absoluteUrl } from './upload.js';
 
 /** How a capture request ended, for the request log. */
 export interface RequestOutcome {
@@ -56,10 +56,10 @@ async function bundleOf(
   appError: AppError | undefined,
   trace: DebugTrace,
 ) {
-  const base = deps.publicUrl ?? `${request.protocol}://${request.host}`;
+  const link = (body: Buffer | undefined, contentType: string, extension: string) => storeLink(deps, request, body, contentType, extension);
   const [screenshotUrl, htmlUrl] = await Promise.all([
-    storeUrl(deps.store, base, trace.screenshot, 'image/png', 'png'),
-    storeUrl(deps.store, base, trace.html === undefined ? undefined : Buffer.from(trace.html), 'text/html; charset=utf-8', 'html'),
+    link(trace.screenshot, 'image/png', 'png'),
+    link(trace.html === undefined ? undefined : Buffer.from(trace.html), 'text/html; charset=utf-8', 'html'),
   ]);
   return {
     request_id: request.id,
@@ -78,11 +78,10 @@ async function bundleOf(
   };
 }
 
-async function storeUrl(store: FileStore | undefined, base: string, body: Buffer | undefined, contentType: string, extension: string) {
-  if (!store || !body) return null;
-  const stored = await store.put({ body, contentType, extension }).catch(() => undefined);
-  if (!stored) return null;
-  return stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url;
+async function storeLink(deps: AppDeps, request: FastifyRequest, body: Buffer | undefined, contentType: string, extension: string) {
+  if (!deps.store || !body) return null;
+  const stored = await deps.store.put({ body, contentType, extension }).catch(() => undefined);
+  return stored ? absoluteUrl(request, deps.publicUrl, stored) : null;
 }
 
 /** The options with what may be a secret replaced: header values and cookie values. */

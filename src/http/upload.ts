@@ -23,6 +23,11 @@ export async function storeCapture(store: FileStore | undefined, options: TakeOp
   }
 }
 
+/** A stored file's link as the caller can use it: the local store gives a path on this service. */
+export function absoluteUrl(request: FastifyRequest, publicUrl: string | undefined, stored: StoredFile): string {
+  return stored.url.startsWith('/') ? new URL(stored.url, publicUrl ?? `${request.protocol}://${request.host}`).toString() : stored.url;
+}
+
 /** The upload=1 answer: `{ url, expires_at, format, content_type, size, request_id }`, plus `warnings` and `pending_requests` after a partial load. */
 export function sendStored(
   request: FastifyRequest,
@@ -32,9 +37,7 @@ export function sendStored(
   publicUrl: string | undefined,
   serverTiming: string,
 ) {
-  // The local store gives a path on this service; make it absolute for the caller.
-  const base = publicUrl ?? `${request.protocol}://${request.host}`;
-  const url = stored.url.startsWith('/') ? new URL(stored.url, base).toString() : stored.url;
+  const url = absoluteUrl(request, publicUrl, stored);
   setCaptureFlags(reply, result);
   return reply
     .header('cache-control', 'no-store')

@@ -2,7 +2,7 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { FileStore, StoreInput, StoredFile } from './file-store.js';
-import { newObjectName, OBJECT_NAME } from './object-name.js';
+import { checkCacheObjectName, newObjectName, OBJECT_NAME } from './object-name.js';
 import type { UrlSigner } from './url-signer.js';
 
 export interface LocalStoreOptions {
@@ -71,8 +71,7 @@ export class LocalStore implements FileStore {
   }
 
   private cachePath(name: string): string {
-    if (!/^[0-9a-f]{16,128}$/.test(name)) throw new Error('bad cache object name');
-    return join(this.options.dir, 'cache', name);
+    return join(this.options.dir, 'cache', checkCacheObjectName(name));
   }
 
   /** The file behind a link, or null when the link is not ours, was altered or has expired. */

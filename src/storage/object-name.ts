@@ -13,3 +13,9 @@ export function newObjectName(extension: string): string {
  * only from names that pass this, so no request can point outside the store.
  */
 export const OBJECT_NAME = new RegExp(`^[0-9A-Za-z]{24}\\.(${OUTPUT_FORMATS.map((f) => f.extension).join('|')})$`);
+
+/** A capture-cache object's name: its hex identity (cache-identity.ts), nothing a path could hold. */
+export function checkCacheObjectName(name: string): string {
+  if (!/^[0-9a-f]{16,128}$/.test(name)) throw new Error('bad cache object name');
+  return name;
+}

@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { FileStore, StoreInput, StoredFile } from './file-store.js';
-import { newObjectName } from './object-name.js';
+import { checkCacheObjectName, newObjectName } from './object-name.js';
 import { contentDisposition } from '../util/content-disposition.js';
 
 export interface S3StoreOptions {
@@ -73,8 +73,7 @@ export class S3Store implements FileStore {
   }
 
   private cacheKey(name: string): string {
-    if (!/^[0-9a-f]{16,128}$/.test(name)) throw new Error('bad cache object name');
-    return `${this.options.prefix}cache/${name}`;
+    return `${this.options.prefix}cache/${checkCacheObjectName(name)}`;
   }
 
   async close(): Promise<void> {
