@@ -68,7 +68,10 @@ async function main() {
   const logger = pino({ level: 'silent' });
   const engine = createEngine(config, logger);
   await engine.start();
-  const plans = new Plans([...DEFAULT_PLANS, { name: 'scale', maxKeys: 100, monthlyQuota: 1e9, ratePerMinute: 1e7, concurrency: 1000 }]);
+  const plans = new Plans([
+    ...DEFAULT_PLANS,
+    { name: 'scale', maxKeys: 100, monthlyQuota: 1e9, ratePerMinute: 1e7, concurrency: 1000, maxQueuedJobs: 100 },
+  ]);
   const accounts = createAccountServices({ db: await openDatabase({ sqliteFile: ':memory:' }), plans });
   const { key } = await accounts.keys.create({ name: 'bench' });
   const service = await createService(config, { logger, engine, accounts, version: 'bench' });

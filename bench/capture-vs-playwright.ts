@@ -80,7 +80,10 @@ async function main() {
   const engine = createEngine(config, logger);
   await engine.start();
   // The bench key is the operator's (plan scale): lift its limits, the bench measures captures, not the rate limiter.
-  const plans = new Plans([...DEFAULT_PLANS, { name: 'scale', maxKeys: 100, monthlyQuota: 1e9, ratePerMinute: 1e6, concurrency: 1000 }]);
+  const plans = new Plans([
+    ...DEFAULT_PLANS,
+    { name: 'scale', maxKeys: 100, monthlyQuota: 1e9, ratePerMinute: 1e6, concurrency: 1000, maxQueuedJobs: 100 },
+  ]);
   const accounts = createAccountServices({ db: await openDatabase({ sqliteFile: ':memory:' }), plans });
   const { key } = await accounts.keys.create({ name: 'bench' });
   const { app } = await createService(config, { logger, engine, accounts, store: null, version: 'bench' });

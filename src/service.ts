@@ -18,6 +18,15 @@ import { createApp } from './http/app.js';
 import { CaptureCache } from './cache/capture-cache.js';
 import { Coalescer } from './cache/coalescer.js';
 import { createLogger } from './observability/logger.js';
+import { createAddressGuard } from './egress/address-guard.js';
+import { BullmqTaskQueue } from './jobs/bullmq-task-queue.js';
+import { DbTaskQueue } from './jobs/db-task-queue.js';
+import { JobIntake } from './jobs/job-intake.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { JobStore } from './jobs/job-store.js';
+import type { TaskQueue } from './jobs/task-queue.js';
+import { Metrics } from './observability/metrics.js';
+import { instrumentEngine } from './capture/instrumented-engine.js';
 import { createStore } from './storage/create-store.js';
 import { loadSigningSecret } from './storage/url-signer.js';
 import type { FileStore } from './storage/file-store.js';
@@ -45,6 +54,10 @@ export interface ServiceParts extends EngineOverrides {
   accounts?: AccountServices | 'config' | 'memory';
   /** Where upload=1 stores files (default: from config; `null`: none, upload answers 501). */
   store?: FileStore | null;
+  /** all: the HTTP API and jobs; worker: jobs, and only health and metrics over HTTP (default SHUTTER_ROLE). */
+  role?: 'all' | 'worker';
+  /** Whether this process runs queued jobs once started (default: SHUTTER_JOB_CONCURRENCY > 0). */
+  runJobs?: boolean;
   version?: string;
 }
 
@@ -56,6 +69,10 @@ export interface Service {
   readonly accounts: AccountServices;
   readonly store: FileStore | undefined;
   readonly app: FastifyInstance;
+  /** This service's GET /metrics registry (the jobs code feeds its job metrics here). */
+  readonly metrics: Metrics;
+  /** Async jobs: their records and the queue they travel on. */
+  readonly jobs: { store: JobStore; queue: TaskQueue };
   /** Starts the browser and the filter lists' background load. */
   start(): Promise<void>;
   /** Closes the app, the engine, the store and the databases, in that order; safe to call twice. */
@@ -69,7 +86,12 @@ export interface Service {
 export async function createService(config: Config, parts: ServiceParts = {}): Promise<Service> {
   const logger = parts.logger ?? createLogger(config.SHUTTER_LOG_LEVEL);
   const adblock = parts.engine ? undefined : (parts.adblock ?? createAdblockStore(config, logger));
-  const engine = parts.engine ?? createEngine(config, logger, { resolve: parts.resolve, adblock });
+  const metrics = new Metrics();
+  // Every capture of the service (HTTP, CLI, jobs) is counted: the engine it holds is instrumented.
+  // One resolver for the engine's egress guard and webhook deliveries (the same rules, the same cache).
+  const resolve = parts.resolve ?? createConfiguredResolver(config);
+  const engine = instrumentEngine(parts.engine ?? createEngine(config, logger, { resolve, adblock }), metrics);
+  const role = parts.role ?? config.SHUTTER_ROLE;
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
     const accounts = await openAccounts(config, parts.accounts ?? 'config');
@@ -80,6 +102,30 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     const cache = store ? new CaptureCache(accounts.db, store) : undefined;
     const coalescer = new Coalescer(accounts.redis ? { client: accounts.redis.client, prefix: accounts.redis.prefix } : undefined);
     if (cache) opened.push({ close: async () => cache.close() });
+    const jobs = openJobs(config, logger, accounts);
+    opened.push({ close: () => jobs.queue.close(config.SHUTTER_SHUTDOWN_TIMEOUT * 1000) });
+    metrics.onCollectQueued(() => jobs.store.backlog());
+    const runner = new JobRunner({
+      jobs: jobs.store,
+      quota: accounts.limits.quota,
+      queue: jobs.queue,
+      engine,
+      store,
+      parse: { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS },
+      guard: createAddressGuard({ allowed: config.SHUTTER_ALLOWED_PRIVATE_NETWORKS, resolve }),
+      signingSecret,
+      webhookRetryMs: config.SHUTTER_WEBHOOK_RETRY_MS,
+      version: parts.version ?? VERSION,
+      logger,
+      onFinished: (outcome, job) => metrics.jobFinished(outcome, (Date.now() - job.createdAt.getTime()) / 1000),
+    });
+    const intake = new JobIntake({
+      jobs: jobs.store,
+      queue: jobs.queue,
+      meter: accounts.meter,
+      checkTarget: createTargetCheck(config.SHUTTER_ALLOWED_PRIVATE_NETWORKS, resolve),
+    });
+    const jobConcurrency = config.SHUTTER_JOB_CONCURRENCY ?? config.SHUTTER_CONCURRENCY;
     const app = await createApp({
       signingSecret,
       coalescer,
@@ -93,6 +139,10 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       trustProxy: config.SHUTTER_TRUST_PROXY,
       ...(store ? { store } : {}),
       ...(config.SHUTTER_PUBLIC_URL ? { publicUrl: config.SHUTTER_PUBLIC_URL } : {}),
+      metrics,
+      api: role === 'all',
+      jobs: { intake, store: jobs.store },
+      ...(config.SHUTTER_METRICS_TOKEN ? { metricsToken: config.SHUTTER_METRICS_TOKEN } : {}),
     });
     let closed: Promise<void> | undefined;
     return {
@@ -102,14 +152,22 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       accounts,
       store,
       app,
+      metrics,
+      jobs,
       async start() {
         // Parsing the lists blocks the event loop ~1 s once: start it now, not on the first block_ads capture.
         if (parts.adblock === undefined) adblock?.start();
         await engine.start?.();
+        if ((parts.runJobs ?? jobConcurrency > 0) && jobConcurrency > 0) {
+          // Webhook deliveries wait on the network, not the browser: more of them than captures.
+          jobs.queue.work(runner.handlers, { capture: jobConcurrency, webhook: Math.max(4, jobConcurrency * 2) });
+        }
       },
       close() {
         closed ??= (async () => {
           await app.close();
+          // Jobs running here finish (or go back to the queue at the grace period) before the browser goes.
+          await jobs.queue.close(config.SHUTTER_SHUTDOWN_TIMEOUT * 1000);
           await engine.close();
           for (const part of opened.reverse()) await part.close();
         })();
@@ -121,6 +179,20 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     for (const part of opened.reverse()) await part.close();
     throw error;
   }
+}
+
+/** The job store and the queue: BullMQ when SHUTTER_REDIS_URL is set, else the database's own table. */
+function openJobs(config: Config, logger: Logger, accounts: AccountServices): { store: JobStore; queue: TaskQueue } {
+  const leaseMs = config.SHUTTER_JOB_LEASE_MS;
+  const queue: TaskQueue = config.SHUTTER_REDIS_URL
+    ? new BullmqTaskQueue(config.SHUTTER_REDIS_URL, config.SHUTTER_REDIS_PREFIX, logger, { leaseMs })
+    : new DbTaskQueue(accounts.db, logger, { leaseMs });
+  return { store: new JobStore(accounts.db), queue };
+}
+
+/** The egress guard's resolver as configured (cached, bounded, SHUTTER_DNS_*). */
+function createConfiguredResolver(config: Config): Resolver & { stats?: () => ResolverStats } {
+  return createCachingResolver({ timeoutMs: config.SHUTTER_DNS_TIMEOUT_MS, servers: config.SHUTTER_DNS_SERVERS });
 }
 
 async function openAccounts(config: Config, accounts: AccountServices | 'config' | 'memory'): Promise<AccountServices> {
@@ -155,8 +227,7 @@ export function createTrackerStore(config: Config, logger: Logger): AdblockEngin
 /** A Chromium engine configured from SHUTTER_* settings (not started). */
 export function createEngine(config: Config, logger: Logger, overrides: EngineOverrides = {}): ChromiumEngine {
   const allowed = config.SHUTTER_ALLOWED_PRIVATE_NETWORKS;
-  const resolve: Resolver & { stats?: () => ResolverStats } =
-    overrides.resolve ?? createCachingResolver({ timeoutMs: config.SHUTTER_DNS_TIMEOUT_MS, servers: config.SHUTTER_DNS_SERVERS });
+  const resolve: Resolver & { stats?: () => ResolverStats } = overrides.resolve ?? createConfiguredResolver(config);
   return new ChromiumEngine({
     executablePath: findChromium(config.SHUTTER_CHROMIUM_PATH),
     concurrency: config.SHUTTER_CONCURRENCY,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import { OPERATOR_EMAIL } from '../db/migrations.js';
-import type { AccountsTable, Tables } from '../db/tables.js';
+import type { AccountRole, AccountsTable, Tables } from '../db/tables.js';
 import { ok, refuse, type Outcome } from './outcome.js';
 import { OPERATOR_PLAN } from './plans.js';
 
@@ -14,9 +14,17 @@ export interface Account {
   createdAt: string;
   /** False for accounts that cannot log in to the dashboard (the operator's). */
   canLogIn: boolean;
+  /** `operator` may open /dashboard/admin. */
+  role: AccountRole;
+  /** When it was disabled (its keys are refused, its sessions end), or null. */
+  disabledAt: string | null;
 }
 
 export { OPERATOR_EMAIL };
+export type { AccountRole };
+
+/** The roles there are. */
+export const ACCOUNT_ROLES: readonly AccountRole[] = ['user', 'operator'];
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}$/;
 
@@ -30,12 +38,15 @@ export function isEmail(email: string): boolean {
   return EMAIL.test(email) && email.length <= 254;
 }
 
-const toAccount = (r: Selectable<AccountsTable>): Account => ({
+/** The account of a row of `accounts`. */
+export const toAccount = (r: Selectable<AccountsTable>): Account => ({
   id: r.id,
   email: r.email,
   plan: r.plan,
   createdAt: r.created_at,
   canLogIn: r.password_hash !== null,
+  role: r.role,
+  disabledAt: r.disabled_at,
 });
 
 /** Accounts: who signs up, on which plan. */
@@ -43,7 +54,7 @@ export class AccountStore {
   constructor(private readonly db: Db) {}
 
   /** Creates an account; refuses a malformed or taken address. */
-  async create(input: { email: string; plan: string; passwordHash?: string | null }): Promise<Outcome<Account>> {
+  async create(input: { email: string; plan: string; passwordHash?: string | null; role?: AccountRole }): Promise<Outcome<Account>> {
     const email = normalizeEmail(input.email);
     if (!isEmail(email)) return refuse('invalid_email', `${input.email} is not an email address`);
     const row = {
@@ -52,6 +63,8 @@ export class AccountStore {
       password_hash: input.passwordHash ?? null,
       plan: input.plan,
       created_at: new Date().toISOString(),
+      role: input.role ?? 'user',
+      disabled_at: null,
     };
     const inserted = await this.db.kysely
       .insertInto('accounts')
@@ -83,7 +96,15 @@ export class AccountStore {
       .leftJoin('api_keys', (j) => j.onRef('api_keys.account_id', '=', 'accounts.id').on('api_keys.revoked_at', 'is', null))
       .selectAll('accounts')
       .select((eb) => eb.fn.count<number>('api_keys.id').as('active_keys'))
-      .groupBy(['accounts.id', 'accounts.email', 'accounts.password_hash', 'accounts.plan', 'accounts.created_at'])
+      .groupBy([
+        'accounts.id',
+        'accounts.email',
+        'accounts.password_hash',
+        'accounts.plan',
+        'accounts.created_at',
+        'accounts.role',
+        'accounts.disabled_at',
+      ])
       .orderBy('accounts.created_at')
       .orderBy('accounts.email')
       .execute();
@@ -110,7 +131,7 @@ export class AccountStore {
   async ensureOperator(): Promise<Account> {
     const existing = await this.findByEmail(OPERATOR_EMAIL);
     if (existing) return existing;
-    const created = await this.create({ email: OPERATOR_EMAIL, plan: OPERATOR_PLAN });
+    const created = await this.create({ email: OPERATOR_EMAIL, plan: OPERATOR_PLAN, role: 'operator' });
     // Lost a race with another instance creating it: theirs is as good.
     return created.ok ? created.value : (await this.findByEmail(OPERATOR_EMAIL))!;
   }

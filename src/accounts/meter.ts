@@ -5,6 +5,7 @@ import type { Plan } from './plans.js';
 import { AppError } from '../errors/app-error.js';
 import type { Limits } from '../ratelimit/limits.js';
 import type { RateState } from '../ratelimit/rate-limiter.js';
+import type { Reservation } from '../ratelimit/quota-store.js';
 
 /** Who is calling: the key, its account and the account's plan. */
 export interface Caller {
@@ -70,6 +71,44 @@ export class Meter {
       );
     }
     return { headers, rate, used, period };
+  }
+
+  /**
+   * Holds `count` quota units for queued jobs (DESIGN.md §4.3: reserved when queued, committed on
+   * success), all or none: 429 quota_exceeded when the quota left cannot cover them all.
+   */
+  async hold(caller: Caller, count: number, ttlMs: number): Promise<Reservation[]> {
+    const { account, plan, key } = caller;
+    const now = this.clock();
+    const period = periodOf(now);
+    const held: Reservation[] = [];
+    for (let i = 0; i < count; i++) {
+      const decision = await this.limits.quota.reserve({
+        accountId: account.id,
+        keyId: key.id,
+        limit: plan.monthlyQuota,
+        period,
+        now,
+        ttlMs,
+      });
+      if (decision.granted) {
+        held.push(decision.reservation);
+        continue;
+      }
+      await this.release(held);
+      throw new AppError(
+        'quota_exceeded',
+        `the ${plan.name} plan's quota for ${period.id} has ${Math.max(0, plan.monthlyQuota - decision.used - decision.inFlight + held.length)} ` +
+          `captures left (some may be held by jobs and captures in progress); ${count} were asked for`,
+        { retryAfterSeconds: secondsUntil(period.end, now), headers: quotaHeaders(plan, decision.used, period, now) },
+      );
+    }
+    return held;
+  }
+
+  /** Gives held units back (jobs that were not queued after all). */
+  async release(held: readonly Reservation[]): Promise<void> {
+    await Promise.all(held.map((r) => this.limits.quota.release(r).catch(() => undefined)));
   }
 
   /**

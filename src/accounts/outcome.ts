@@ -8,7 +8,8 @@ export type Refusal =
   | 'no_such_key'
   | 'key_limit'
   | 'ambiguous_key'
-  | 'invalid_name';
+  | 'invalid_name'
+  | 'own_account';
 
 /** The result of an operation that can be refused for a reason the user can fix. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: Refusal; message: string };

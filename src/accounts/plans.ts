@@ -13,14 +13,16 @@ export interface Plan {
   ratePerMinute: number;
   /** Captures in progress at once. */
   concurrency: number;
+  /** Async jobs queued or running at once (DESIGN.md §4.3). */
+  maxQueuedJobs: number;
 }
 
 /** The defaults of DESIGN.md; a plans file adds to them or replaces one by name. */
 export const DEFAULT_PLANS: readonly Plan[] = [
-  { name: 'free', maxKeys: 1, monthlyQuota: 100, ratePerMinute: 10, concurrency: 2 },
-  { name: 'basic', maxKeys: 5, monthlyQuota: 2_000, ratePerMinute: 40, concurrency: 5 },
-  { name: 'growth', maxKeys: 20, monthlyQuota: 10_000, ratePerMinute: 80, concurrency: 10 },
-  { name: 'scale', maxKeys: 100, monthlyQuota: 50_000, ratePerMinute: 150, concurrency: 25 },
+  { name: 'free', maxKeys: 1, monthlyQuota: 100, ratePerMinute: 10, concurrency: 2, maxQueuedJobs: 10 },
+  { name: 'basic', maxKeys: 5, monthlyQuota: 2_000, ratePerMinute: 40, concurrency: 5, maxQueuedJobs: 100 },
+  { name: 'growth', maxKeys: 20, monthlyQuota: 10_000, ratePerMinute: 80, concurrency: 10, maxQueuedJobs: 500 },
+  { name: 'scale', maxKeys: 100, monthlyQuota: 50_000, ratePerMinute: 150, concurrency: 25, maxQueuedJobs: 2_000 },
 ];
 
 /** New sign-ups start here. */
@@ -37,6 +39,7 @@ const planFileSchema = z.strictObject({
       monthly_quota: z.number().int().min(0).max(1_000_000_000),
       rate_per_minute: count(1_000_000),
       concurrency: count(10_000),
+      max_queued_jobs: count(1_000_000).optional(),
     }),
   ),
 });
@@ -90,6 +93,8 @@ export function loadPlans(file: string | undefined): Plans {
       monthlyQuota: p.monthly_quota,
       ratePerMinute: p.rate_per_minute,
       concurrency: p.concurrency,
+      // A plan file written before jobs existed keeps working: the default plan's cap, else 100.
+      maxQueuedJobs: p.max_queued_jobs ?? merged.get(p.name)?.maxQueuedJobs ?? 100,
     });
   }
   return new Plans([...merged.values()]);

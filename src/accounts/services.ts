@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import { createLimits, type Limits } from '../ratelimit/limits.js';
 import { Meter } from './meter.js';
 import type { RedisHandle } from '../ratelimit/redis.js';
+import { AccountAdmin } from './account-admin.js';
 import { AccountStore } from './account-store.js';
 import { KeyManager } from './key-manager.js';
 import type { KeyStore } from './key-store.js';
@@ -16,6 +17,8 @@ export interface AccountServices {
   readonly db: Db;
   readonly plans: Plans;
   readonly accounts: AccountStore;
+  /** What operators do to accounts (dashboard admin, CLI), with its audit log. */
+  readonly admin: AccountAdmin;
   readonly keys: KeyStore;
   readonly keyManager: KeyManager;
   readonly usage: UsageStore;
@@ -54,6 +57,7 @@ export function createAccountServices(input: AccountServicesInput): AccountServi
     db,
     plans,
     accounts: new AccountStore(db),
+    admin: new AccountAdmin(db, plans, input.clock),
     keys: input.keys ?? new KyselyKeyStore(db),
     keyManager: new KeyManager(db, plans),
     usage: new UsageStore(db),

@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error.js';
 import { closeBrowserProcess, isResponsive, killBrowserProcess, launchBrowserProcess, type BrowserProcess } from './browser-process.js';
 import { launchArgs } from './launch-args.js';
 import { raceAbort } from '../util/race-abort.js';
+import type { RestartReason } from '../observability/metrics.js';
 
 interface Generation {
   proc: BrowserProcess;
@@ -15,6 +16,8 @@ interface Generation {
   spare?: { key: string; ready: Promise<Session | undefined> };
   /** Aborted when this browser goes away unexpectedly, so in-flight captures end at once. */
   lost: AbortController;
+  /** Killed by the health check for not answering. */
+  unresponsive?: boolean;
 }
 
 export interface Session {
@@ -73,8 +76,14 @@ export class BrowserPool {
   private failedLaunches = 0;
   private lastVersion?: string;
   private closed = false;
+  private readonly replaced: Record<RestartReason, number> = { capture_budget: 0, crash: 0, unresponsive: 0 };
 
   constructor(private readonly options: BrowserPoolOptions) {}
+
+  /** Browsers replaced since start, by reason (GET /metrics). */
+  get restarts(): Record<RestartReason, number> {
+    return { ...this.replaced };
+  }
 
   async start(): Promise<void> {
     await this.generation();
@@ -197,6 +206,7 @@ export class BrowserPool {
   private retire(gen: Generation): void {
     if (gen.retiring) return;
     gen.retiring = true;
+    this.replaced.capture_budget++;
     void this.dropSpare(gen);
     if (this.current === gen) this.current = undefined;
     this.options.logger.info({ captures: gen.captures }, 'replacing the browser after its capture budget');
@@ -252,6 +262,7 @@ export class BrowserPool {
     // A no-op after an intentional close (already marked); otherwise in-flight captures end now.
     gen.lost.abort(new AppError('browser_unavailable', 'the browser stopped during the capture; retry shortly', { retryAfterSeconds: 2 }));
     if (gen.retiring || this.closed) return;
+    this.replaced[gen.unresponsive ? 'unresponsive' : 'crash']++;
     this.options.logger.warn({ pid: gen.proc.pid }, 'Chromium disconnected unexpectedly; relaunching it');
     void this.generation().catch(() => undefined);
   }
@@ -284,6 +295,7 @@ export class BrowserPool {
       if (await isResponsive(gen.proc, timeoutMs)) return;
       if (this.current !== gen || !gen.browser.isConnected() || this.closed) return;
       this.options.logger.error({ pid: gen.proc.pid, timeoutMs }, 'Chromium stopped answering; killing it');
+      gen.unresponsive = true;
       if (gen.proc.pid !== undefined) {
         killBrowserProcess(gen.proc);
       } else {

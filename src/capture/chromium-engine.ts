@@ -50,6 +50,8 @@ export interface ChromiumEngineOptions {
 export class ChromiumEngine implements CaptureEngine {
   private readonly pool: BrowserPool;
   private readonly limiter: Limiter;
+  /** Capture URLs the target check refused (403), for GET /metrics. */
+  private targetRefusals = 0;
 
   constructor(private readonly options: ChromiumEngineOptions) {
     this.pool = new BrowserPool({
@@ -74,7 +76,7 @@ export class ChromiumEngine implements CaptureEngine {
     const progress: CaptureProgress = { step: 'queue' };
     const timer = setTimeout(() => deadline.abort(timeoutError(options, progress)), options.timeout * 1000);
     try {
-      if (options.url) await this.options.checkTarget(options.url);
+      if (options.url) await this.options.checkTarget(options.url).catch((error: unknown) => this.countRefusal(error));
       const release = await timings.measure('queue', () => this.limiter.acquire(deadline.signal));
       try {
         // ip_country_code: this context's requests leave through that country's egress listener.
@@ -206,7 +208,14 @@ export class ChromiumEngine implements CaptureEngine {
       browser: this.pool.version,
       pool: { size: this.limiter.concurrency, busy: this.limiter.busy, queued: this.limiter.queued },
       ...(this.options.resolverStats ? { resolver: this.options.resolverStats() } : {}),
+      restarts: this.pool.restarts,
+      egressBlocked: { target: this.targetRefusals, ...this.options.egress.refusals() },
     };
+  }
+
+  private countRefusal(error: unknown): never {
+    if (error instanceof AppError && error.code === 'target_forbidden') this.targetRefusals++;
+    throw error;
   }
 
   ready(): boolean {

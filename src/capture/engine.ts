@@ -5,6 +5,7 @@ import type { PageMetadata } from './steps/page-metadata.js';
 import type { PendingRequest } from './steps/request-tracker.js';
 import type { DebugTrace } from './debug-trace.js';
 import type { Timings } from './timings.js';
+import type { EgressBlockReason, RestartReason } from '../observability/metrics.js';
 
 /** The file a capture produced. */
 export interface CaptureResult {
@@ -33,6 +34,10 @@ export interface EngineStatus {
   pool: { size: number; busy: number; queued: number };
   /** The egress guard's DNS counters, when its resolver keeps them. */
   resolver?: ResolverStats;
+  /** Browsers replaced since start, by reason (GET /metrics). */
+  restarts?: Partial<Record<RestartReason, number>>;
+  /** Captures and page requests the egress guard refused since start, by reason (GET /metrics). */
+  egressBlocked?: Partial<Record<EgressBlockReason, number>>;
 }
 
 /** What the HTTP layer needs from a capture engine; tests inject a stub. */

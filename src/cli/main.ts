@@ -3,9 +3,11 @@ import { accounts } from './accounts.js';
 import { keys } from './keys.js';
 import { serve } from './serve.js';
 import { take } from './take.js';
+import { parseCommandLine, UsageError } from './args.js';
 
 const USAGE = `usage: shutter <command>
-  serve                               run the HTTP service (SHUTTER_* variables configure it)
+  serve [--role all|worker]           run the service (SHUTTER_* variables configure it); worker: jobs only,
+                                      with /healthz, /readyz and /metrics
   take <url|file.html> [-o file] [--option value …]
                                       capture once without a server, e.g. --format jpg --full_page
   accounts create --email E [--plan P] [--name N]
@@ -14,6 +16,8 @@ const USAGE = `usage: shutter <command>
   accounts set-plan --email E --plan P
                                       move an account to another plan
   accounts set-password --email E     set a dashboard password, read from standard input
+  accounts set-role --email E --role operator|user
+                                      let an account open the dashboard's admin (/dashboard/admin), or no longer
   keys create [--email E] [--name N]  create an API key and print it once (last line)
   keys list [--email E]               list keys, one per line, id first
   keys revoke <id>                    revoke a key
@@ -25,11 +29,16 @@ const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
 
 async function main([command, ...rest]: string[]): Promise<void> {
   if (command === undefined || command === 'serve') {
-    if (rest.length > 0) {
-      console.error(`shutter: serve takes no arguments (SHUTTER_* variables configure it)\n${USAGE}`);
+    let role: string | undefined;
+    try {
+      role = parseCommandLine(rest, { role: { type: 'string' } }).values.role;
+      if (role !== undefined && role !== 'all' && role !== 'worker') throw new UsageError(`--role must be all or worker, not ${role}`);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      console.error(`shutter: serve: ${error.message}\n${USAGE}`);
       process.exit(2);
     }
-    return serve();
+    return serve(role as 'all' | 'worker' | undefined);
   }
   const run = COMMANDS[command];
   if (!run) {

@@ -3,10 +3,10 @@ import { loadConfig } from '../config/load.js';
 import { createService } from '../service.js';
 import { withTimeout } from '../util/race-abort.js';
 
-/** `shutter serve`: the HTTP service, until SIGINT or SIGTERM. */
-export async function serve(): Promise<void> {
+/** `shutter serve [--role all|worker]`: the service, until SIGINT or SIGTERM. */
+export async function serve(role?: 'all' | 'worker'): Promise<void> {
   const config = loadConfig();
-  const service = await createService(config);
+  const service = await createService(config, role ? { role } : {});
   const { accounts, app, logger } = service;
   logger.info(
     { database: accounts.db.dialect, limits: accounts.limits.backend, plans: accounts.plans.all().map((p) => p.name) },
@@ -19,7 +19,8 @@ export async function serve(): Promise<void> {
   }
   await service.start();
   await app.listen({ port: config.SHUTTER_PORT, host: config.SHUTTER_HOST });
-  if ((await accounts.keys.countActive()) === 0) {
+  logger.info({ role: role ?? config.SHUTTER_ROLE, queue: service.jobs.queue.backend }, 'jobs ready');
+  if ((role ?? config.SHUTTER_ROLE) === 'all' && (await accounts.keys.countActive()) === 0) {
     console.error(
       [
         '',
@@ -36,7 +37,8 @@ export async function serve(): Promise<void> {
     logger.info({ signal, graceMs }, 'shutting down: no new requests, finishing the ones in flight');
     // app.close() stops accepting at once and resolves when in-flight requests are answered;
     // past the grace period the browser is closed under them, so they end with 503 and close() completes.
-    const closing = app.close();
+    // Job workers stop taking tasks at once too; a job cut short goes back to the queue (browser_unavailable).
+    const closing = Promise.all([app.close(), service.jobs.queue.close(graceMs)]);
     const drained = await withTimeout(closing, graceMs).then(
       () => true,
       () => false,

@@ -74,7 +74,7 @@ export const configSchema = z.object({
     .string()
     .optional()
     .describe(
-      'JSON file {"plans":[{"name","max_keys","monthly_quota","rate_per_minute","concurrency"}]} adding to or replacing the default plans.',
+      'JSON file {"plans":[{"name","max_keys","monthly_quota","rate_per_minute","concurrency","max_queued_jobs"}]} adding to or replacing the default plans.',
     ),
   SHUTTER_SIGNUPS: bool.default(true).describe('Let anyone sign up in the dashboard (/dashboard); 0 leaves account creation to the CLI.'),
   SHUTTER_ALLOWED_PRIVATE_NETWORKS: parsedText(parseCidrList).describe(
@@ -148,6 +148,28 @@ export const configSchema = z.object({
   SHUTTER_PROXIES: parsedText(parseProxyTable).describe(
     'Per-country proxies for ip_country_code: JSON mapping a lowercase country code to a proxy URL or a list (round-robin), e.g. {"de":"http://user:pass@host:3128","us":["socks5://host:1080"]}.',
   ),
+  SHUTTER_METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .optional()
+    .describe('When set, GET /metrics wants it as `Authorization: Bearer <token>` (401 otherwise); unset, /metrics is open.'),
+  SHUTTER_ROLE: z
+    .enum(['all', 'worker'])
+    .default('all')
+    .describe(
+      'What `serve` runs: all (HTTP API, sync captures and jobs) or worker (jobs, with /healthz, /readyz and /metrics only). `serve --role` overrides it.',
+    ),
+  SHUTTER_JOB_CONCURRENCY: int(0, 64)
+    .optional()
+    .describe('Async jobs one process captures at a time. Default: SHUTTER_CONCURRENCY. 0: this process runs no jobs (API only).'),
+  SHUTTER_JOB_LEASE_MS: int(1_000, 600_000)
+    .default(30_000)
+    .describe(
+      'How long a worker holds a job without renewing; a worker that died is replaced after it (the job runs elsewhere, charged once).',
+    ),
+  SHUTTER_WEBHOOK_RETRY_MS: int(10, 3_600_000)
+    .default(60_000)
+    .describe('Pause before the first webhook retry; it doubles each time (7 tries: about an hour at the default).'),
   SHUTTER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('Log level (pino).'),
   SHUTTER_TRUST_PROXY: bool.default(false).describe('Trust X-Forwarded-* headers (behind a reverse proxy).'),
 });

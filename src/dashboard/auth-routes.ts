@@ -62,6 +62,7 @@ export function authRoutes(app: FastifyInstance, services: AccountServices): voi
     // verifyPassword costs a full hash even without an account, so timing does not reveal which addresses exist.
     const valid = await verifyPassword(password.slice(0, PASSWORD_MAX_LENGTH), account?.passwordHash ?? null);
     if (!account || !valid) return again(401, 'Wrong email or password.');
+    if (account.disabledAt !== null) return again(403, 'This account is disabled. Ask the operator of this server.');
     await services.limits.logins.reset(`email:${email}`, LOGINS_PER_EMAIL, LOGIN_WINDOW_SECONDS);
     await startSession(request, reply, services, account.id);
     return redirect(reply, '/dashboard');

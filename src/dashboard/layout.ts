@@ -1,17 +1,28 @@
+import type { Account } from '../accounts/account-store.js';
 import { html, type SafeHtml } from './html.js';
 
 /** What the page frame needs to know about the visitor. */
 export interface Frame {
   title: string;
-  /** The logged-in account's email and the CSRF token for the log-out form; null when logged out. */
-  user: { email: string; csrf: string } | null;
+  /**
+   * The logged-in account's email and the CSRF token for the log-out form (operators also see a
+   * link to the admin); null when logged out.
+   */
+  user: { email: string; csrf: string; operator?: boolean } | null;
   body: SafeHtml;
+}
+
+/** The frame's `user` for a logged-in account. */
+export function frameUser(account: Account, csrf: string): NonNullable<Frame['user']> {
+  return { email: account.email, csrf, operator: account.role === 'operator' };
 }
 
 /** A whole HTML document: header with navigation, then the page. */
 export function layout(frame: Frame): string {
   const nav = frame.user
-    ? html`<a href="/dashboard">Overview</a><a href="/dashboard/keys">Keys</a><a href="/dashboard/playground">Playground</a><a href="/dashboard/requests">Requests</a>
+    ? html`<a href="/dashboard">Overview</a><a href="/dashboard/keys">Keys</a><a href="/dashboard/playground">Playground</a><a href="/dashboard/requests">Requests</a><a href="/docs">API docs</a>${
+        frame.user.operator ? html`<a href="/dashboard/admin" id="nav-admin">Admin</a>` : ''
+      }
         <span class="muted">${frame.user.email}</span>
         <form method="post" action="/dashboard/logout"><input type="hidden" name="csrf" value="${frame.user.csrf}">
           <button class="link" type="submit">Log out</button></form>`

@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AccountServices } from '../accounts/services.js';
+import { adminRoutes } from './admin-routes.js';
 import { authRoutes } from './auth-routes.js';
 import { keyRoutes } from './key-routes.js';
 import { pageRoutes } from './page-routes.js';
@@ -36,6 +37,7 @@ export async function dashboardRoutes(app: FastifyInstance, services: AccountSer
       pageRoutes(scope, services, signingMaster);
       authRoutes(scope, services);
       keyRoutes(scope, services, signingMaster);
+      adminRoutes(scope, services);
     },
     { prefix: '/dashboard' },
   );

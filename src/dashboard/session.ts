@@ -35,7 +35,8 @@ export async function currentUser(request: FastifyRequest, services: AccountServ
   const session = await services.sessions.find(secret);
   if (!session) return null;
   const account = await services.accounts.findById(session.accountId);
-  return account ? { account, session } : null;
+  // Read on every request: a disabled account's sessions end at once (and disabling deletes them too).
+  return account && account.disabledAt === null ? { account, session } : null;
 }
 
 /** Logs the account in with a fresh session (a session id never survives a log-in: no fixation). */

@@ -3,6 +3,8 @@ import { apiKeys } from './migrations/001-api-keys.js';
 import { accountsUsageSessions, OPERATOR_EMAIL } from './migrations/002-accounts-usage-sessions.js';
 import { captureRequests } from './migrations/003-capture-requests.js';
 import { captureCache } from './migrations/004-capture-cache.js';
+import { jobs } from './migrations/005-jobs.js';
+import { operatorAdmin } from './migrations/006-operator-admin.js';
 
 export { OPERATOR_EMAIL };
 
@@ -16,6 +18,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '002_accounts_usage_sessions': accountsUsageSessions,
   '003_capture_requests': captureRequests,
   '004_capture_cache': captureCache,
+  '005_jobs': jobs,
+  '006_operator_admin': operatorAdmin,
 });
 
 /** The migration names in the order they apply (legacy version N is the Nth). */

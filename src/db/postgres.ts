@@ -56,16 +56,28 @@ async function migrate(db: Kysely<unknown>, schema: string | undefined): Promise
         if (where) await adoptLegacyMigrations(trx, await legacyMigrations(trx, where), where);
         return where;
       });
-      const result = await new Migrator({
-        db,
-        provider: migrationProvider,
-        ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
-      }).migrateToLatest();
+      const run = () =>
+        new Migrator({
+          db,
+          provider: migrationProvider,
+          ...(tableSchema ? { migrationTableSchema: tableSchema } : {}),
+        }).migrateToLatest();
+      let result = await run();
+      // Kysely's Migrator looks for its tables across every schema of the database; a schema another
+      // client drops meanwhile (3F000) fails that lookup, not our migration: look again.
+      for (let tries = 0; tries < 5 && 'error' in result && droppedElsewhere(result.error, tableSchema); tries++) result = await run();
       if ('error' in result) throw migrationError(`the Postgres database${schema ? ` (schema ${schema})` : ''}`, result);
     } finally {
       await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
     }
   });
+}
+
+/** A "schema … does not exist" error about a schema other than ours. */
+function droppedElsewhere(error: unknown, ours: string | undefined): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : '';
+  return code === '3F000' && !(ours !== undefined && message.includes(`"${ours}"`));
 }
 
 /** The versions the runner before Kysely's Migrator applied in `schema` (none when it never ran there). */

@@ -27,6 +27,8 @@ export class EgressGate {
   readonly agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 });
   /** Connections refused by the address policy since start. */
   refused = 0;
+  /** The same, by reason: an address not allowed, or the proxy's own port. */
+  readonly refusedBy = { page_request: 0, proxy_port: 0 };
   private readonly guard;
   private readonly open = new Set<Socket>();
 
@@ -46,6 +48,7 @@ export class EgressGate {
       return undefined;
     }
     this.refused++;
+    this.refusedBy[verdict.ok ? 'proxy_port' : 'page_request']++;
     if (this.outcomes.record(key, 'forbidden')) this.options.logger.info({ endpoint: key }, 'egress refused: the address is not allowed');
     return undefined;
   }

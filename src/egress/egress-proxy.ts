@@ -80,6 +80,11 @@ export class EgressProxy {
     return this.gate.refused;
   }
 
+  /** The same by reason (GET /metrics): `page_request`, an address not allowed; `proxy_port`, the proxy itself. */
+  refusals(): { page_request: number; proxy_port: number } {
+    return { ...this.gate.refusedBy };
+  }
+
   async close(): Promise<void> {
     const servers = [
       this.server,

@@ -16,10 +16,16 @@ import type { Coalescer } from '../cache/coalescer.js';
 import { deviceRoutes } from './routes/devices.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
+import type { Metrics } from '../observability/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { docsRoutes } from './routes/docs.js';
 import { statusRoutes } from './routes/status.js';
 import { requestRoutes } from './routes/requests.js';
 import { takeRoutes } from './routes/take.js';
+import { jobRoutes } from './routes/jobs.js';
+import type { JobIntake } from '../jobs/job-intake.js';
+import type { JobStore } from '../jobs/job-store.js';
 
 /** Everything the HTTP layer needs, injected so tests can swap the engine. */
 export interface AppDeps {
@@ -43,6 +49,14 @@ export interface AppDeps {
   coalescer?: Coalescer;
   /** SHUTTER_SIGNING_SECRET (or the data dir's): keys' signing secrets derive from it; without it, signed links are refused. */
   signingSecret?: Buffer;
+  /** GET /metrics and the hooks that feed it (limit refusals, cache hits); absent, no /metrics. */
+  metrics?: Metrics;
+  /** SHUTTER_METRICS_TOKEN: when set, /metrics wants it as a Bearer token. */
+  metricsToken?: string;
+  /** Async jobs (async=1, /v1/jobs, /v1/bulk); absent where the server takes none. */
+  jobs?: { intake: JobIntake; store: JobStore };
+  /** False on a worker (`serve --role worker`): health and metrics only, no public API. */
+  api?: boolean;
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
@@ -104,11 +118,15 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
     throw new AppError('not_found', `no route ${request.method} ${url}`);
   });
 
+  if (deps.metrics) metricsRoutes(app, deps.metrics, deps.metricsToken);
   healthRoutes(app, deps);
+  if (deps.api === false) return app;
   takeRoutes(app, deps);
+  jobRoutes(app, deps);
   statusRoutes(app, deps);
   requestRoutes(app, deps);
   openApiRoutes(app, deps);
+  docsRoutes(app);
   deviceRoutes(app);
   fileRoutes(app, deps);
   await dashboardRoutes(app, deps.accounts, deps.signingSecret);

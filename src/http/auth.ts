@@ -37,7 +37,7 @@ export function credentialOf(request: FastifyRequest): string | undefined {
  * counts them against the account's rate limit (429 rate_limited past it) and puts the
  * RateLimit-* and X-Quota-* headers on the response, errors included.
  */
-export function requireApiKey(services: AccountServices) {
+export function requireApiKey(services: AccountServices, options: { countRate?: boolean } = {}) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const key = credentialOf(request);
     if (!key) {
@@ -46,8 +46,25 @@ export function requireApiKey(services: AccountServices) {
     const record = await services.keys.findActive(key);
     const account = record ? await services.accounts.findById(record.accountId) : null;
     if (!record || !account) throw new AppError('invalid_api_key', 'the API key is not valid');
+    refuseDisabled(account);
+    if (options.countRate === false) {
+      // Reading a job's state is what clients poll while waiting: it identifies the caller and costs no rate.
+      request.apiKey = record;
+      request.caller = { key: record, account, plan: services.plans.resolve(account.plan) };
+      return;
+    }
     await admit(services, request, reply, record, account);
   };
+}
+
+/**
+ * 403 account_disabled for a key of a disabled account. The account is read from the database on
+ * every request (nothing caches it), so disabling one stops its keys at once on every node.
+ */
+function refuseDisabled(account: Account): void {
+  if (account.disabledAt !== null) {
+    throw new AppError('account_disabled', "the account this key belongs to is disabled; ask this Shutter's operator");
+  }
 }
 
 /** Counts the request against the account's rate limit and sets who is calling. */
@@ -84,6 +101,7 @@ export function requireApiKeyOrSignedLink(services: AccountServices, signingMast
     if (!signatureHolds(link, keySigningSecret(signingMaster, record.id), Math.floor(Date.now() / 1000))) throw invalid();
     const account = await services.accounts.findById(record.accountId);
     if (!account) throw invalid();
+    refuseDisabled(account);
     request.signedLink = true;
     await admit(services, request, reply, record, account);
   };

@@ -1,27 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../capture/engine.js';
-import { AppError } from '../errors/app-error.js';
 import { setCaptureFlags } from './capture-headers.js';
-import { downloadNameOf } from '../options/attachment-name.js';
-import { formatOf } from '../formats/registry.js';
-import type { TakeOptions } from '../options/schema.js';
-import type { FileStore, StoredFile } from '../storage/file-store.js';
-
-/** Stores a capture for upload=1; a store that fails is a 502 (and the capture is not charged). */
-export async function storeCapture(store: FileStore | undefined, options: TakeOptions, result: CaptureResult): Promise<StoredFile> {
-  if (!store) throw new AppError('not_implemented', 'upload is not configured on this server');
-  const downloadName = downloadNameOf(options.attachment_name, result.format);
-  try {
-    return await store.put({
-      body: result.body,
-      contentType: result.contentType,
-      extension: formatOf(result.format).extension,
-      ...(downloadName ? { downloadName } : {}),
-    });
-  } catch {
-    throw new AppError('storage_failed', 'the capture could not be stored; retry shortly', { retryAfterSeconds: 5 });
-  }
-}
+import type { StoredFile } from '../storage/file-store.js';
 
 /** A stored file's link as the caller can use it: the local store gives a path on this service. */
 export function absoluteUrl(request: FastifyRequest, publicUrl: string | undefined, stored: StoredFile): string {

@@ -8,6 +8,7 @@ import { emulationParameters, emulationRules } from './parameters/emulation.js';
 import type { ParameterMeta } from './parameters/meta.js';
 import type { OptionRule } from './parameters/rules.js';
 import { interactionParameters, interactionRules } from './parameters/interaction.js';
+import { jobParameters, jobRules } from './parameters/jobs.js';
 import { outputParameters } from './parameters/output.js';
 import { pageParameters } from './parameters/page.js';
 import { pdfParameters } from './parameters/pdf.js';
@@ -30,6 +31,7 @@ export const takeParameters = {
   ...outputParameters,
   ...responseParameters,
   ...cacheParameters,
+  ...jobParameters,
   ...viewportParameters,
   ...emulationParameters,
   ...elementParameters,
@@ -45,7 +47,7 @@ export const takeParameters = {
 };
 
 /** The rules across parameters that the capability files add (beside the general ones of parse-take-options.ts). */
-export const OPTION_RULES: readonly OptionRule[] = [...elementRules, ...emulationRules, ...interactionRules, ...responseRules];
+export const OPTION_RULES: readonly OptionRule[] = [...elementRules, ...emulationRules, ...interactionRules, ...responseRules, ...jobRules];
 
 export type ParameterName = keyof typeof takeParameters;
 export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];

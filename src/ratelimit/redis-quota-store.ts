@@ -43,21 +43,13 @@ export function redisQuotaStore(redis: RedisHandle, db: Db): QuotaStore {
   const ttlOf = (period: Period, now: Date) => Math.max(60, Math.ceil((period.end.getTime() - now.getTime()) / 1000) + 86_400);
 
   return {
-    async reserve({ accountId, keyId, limit, period, now }) {
+    async reserve({ accountId, keyId, limit, period, now, ttlMs = RESERVATION_TTL_MS }) {
       const id = randomUUID();
       const keys = keysOf(accountId, period);
       const run = (initial: string) =>
-        redis.client.eval(
-          RESERVE,
-          2,
-          ...keys,
-          now.getTime(),
-          now.getTime() + RESERVATION_TTL_MS,
-          id,
-          limit,
-          ttlOf(period, now),
-          initial,
-        ) as Promise<[number, number, number]>;
+        redis.client.eval(RESERVE, 2, ...keys, now.getTime(), now.getTime() + ttlMs, id, limit, ttlOf(period, now), initial) as Promise<
+          [number, number, number]
+        >;
       let [granted, used, held] = await run('');
       if (granted === -1) [granted, used, held] = await run(String(await usage.used(accountId, period)));
       if (granted === 1) return { granted: true, reservation: { id, accountId, keyId, period }, used };
@@ -72,6 +64,16 @@ export function redisQuotaStore(redis: RedisHandle, db: Db): QuotaStore {
         );
       const used = (await redis.client.eval(COMMIT, 2, ...keysOf(reservation.accountId, reservation.period), reservation.id)) as number;
       return used >= 0 ? used : usage.used(reservation.accountId, reservation.period);
+    },
+
+    async commitIf(reservation, now, claim) {
+      const claimed = await db.kysely.transaction().execute(async (trx) => {
+        if (!(await claim(trx))) return false;
+        await recordCapture(trx, { keyId: reservation.keyId, accountId: reservation.accountId, period: reservation.period, at: now });
+        return true;
+      });
+      if (claimed) await redis.client.eval(COMMIT, 2, ...keysOf(reservation.accountId, reservation.period), reservation.id);
+      return claimed;
     },
 
     async release(reservation) {

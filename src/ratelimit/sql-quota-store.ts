@@ -11,7 +11,7 @@ import { RESERVATION_TTL_MS, type QuotaStore } from './quota-store.js';
 export function sqlQuotaStore(db: Db): QuotaStore {
   const usage = new UsageStore(db);
   return {
-    async reserve({ accountId, keyId, limit, period, now }) {
+    async reserve({ accountId, keyId, limit, period, now, ttlMs = RESERVATION_TTL_MS }) {
       return db.kysely.transaction().execute(async (trx) => {
         // A write first: SQLite then holds the write lock for the whole decision.
         await trx
@@ -46,7 +46,7 @@ export function sqlQuotaStore(db: Db): QuotaStore {
             id,
             account_id: accountId,
             period: period.id,
-            expires_at: new Date(now.getTime() + RESERVATION_TTL_MS).toISOString(),
+            expires_at: new Date(now.getTime() + ttlMs).toISOString(),
           })
           .execute();
         return { granted: true as const, reservation: { id, accountId, keyId, period }, used };
@@ -64,6 +64,15 @@ export function sqlQuotaStore(db: Db): QuotaStore {
           .where('period', '=', reservation.period.id)
           .executeTakeFirstOrThrow();
         return row.used;
+      });
+    },
+
+    async commitIf(reservation, now, claim) {
+      return db.kysely.transaction().execute(async (trx) => {
+        if (!(await claim(trx))) return false;
+        await recordCapture(trx, { keyId: reservation.keyId, accountId: reservation.accountId, period: reservation.period, at: now });
+        await trx.deleteFrom('quota_reservations').where('id', '=', reservation.id).execute();
+        return true;
       });
     },
 

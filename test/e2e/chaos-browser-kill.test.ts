@@ -61,6 +61,8 @@ describe('Chromium killed mid-capture', () => {
     const next = await take({ url: `${fixtures.baseUrl}/simple.html`, format: 'jpg' });
     expect(next.statusCode, next.body).toBe(200);
     expect(onlyBrowserPid()).not.toBe(pid);
+    // GET /metrics: shutter_browser_restarts_total{reason="crash"}.
+    expect(service.engine.status().restarts).toEqual({ capture_budget: 0, crash: 1, unresponsive: 0 });
   });
 
   it('a kill between captures is invisible to the next caller', async () => {

@@ -68,6 +68,8 @@ describe('a hung browser', () => {
       expect(text).toBe('fresh');
       expect(pool.browserPid).not.toBe(pid);
       expect(pool.ready).toBe(true);
+      // GET /metrics: shutter_browser_restarts_total{reason="unresponsive"}.
+      expect(pool.restarts).toEqual({ capture_budget: 0, crash: 0, unresponsive: 1 });
     } finally {
       await pool.close();
     }

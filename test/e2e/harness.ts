@@ -51,6 +51,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
       logger,
       engine,
       accounts: 'memory',
+      ...(options.resolve ? { resolve: options.resolve } : {}),
       ...(options.store ? {} : { store: null }),
       version: 'test',
     });

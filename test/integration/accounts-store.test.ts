@@ -38,7 +38,10 @@ describe.each(BACKENDS.filter((b) => b !== 'postgres+redis'))('on %s', (backend)
   describe('accounts', () => {
     it('stores the address lower-cased and refuses it twice, in any case', async () => {
       const first = await s.accounts.create({ email: '  Ada@Example.COM ', plan: 'free', passwordHash: 'scrypt$h' });
-      expect(first).toMatchObject({ ok: true, value: { email: 'ada@example.com', plan: 'free', canLogIn: true } });
+      expect(first).toMatchObject({
+        ok: true,
+        value: { email: 'ada@example.com', plan: 'free', canLogIn: true, role: 'user', disabledAt: null },
+      });
       const again = await s.accounts.create({ email: 'ADA@example.com', plan: 'basic' });
       expect(again).toMatchObject({ ok: false, reason: 'email_taken' });
       expect(await s.accounts.findByEmail('ada@EXAMPLE.com')).toMatchObject({ email: 'ada@example.com', passwordHash: 'scrypt$h' });
@@ -65,7 +68,7 @@ describe.each(BACKENDS.filter((b) => b !== 'postgres+redis'))('on %s', (backend)
     it('creates the operator account once, on plan scale, even when asked concurrently', async () => {
       const all = await Promise.all(Array.from({ length: 5 }, () => s.accounts.ensureOperator()));
       expect(new Set(all.map((a) => a.id)).size).toBe(1);
-      expect(all[0]).toMatchObject({ email: OPERATOR_EMAIL, plan: 'scale', canLogIn: false });
+      expect(all[0]).toMatchObject({ email: OPERATOR_EMAIL, plan: 'scale', canLogIn: false, role: 'operator', disabledAt: null });
     });
   });
 
@@ -218,7 +221,14 @@ describe('migrations', () => {
       (await openSqlite(file)).close();
       const again = await openSqlite(file);
       const applied = again.prepare('SELECT name FROM kysely_migration ORDER BY name').pluck().all();
-      expect(applied).toEqual(['001_api_keys', '002_accounts_usage_sessions', '003_capture_requests', '004_capture_cache']);
+      expect(applied).toEqual([
+        '001_api_keys',
+        '002_accounts_usage_sessions',
+        '003_capture_requests',
+        '004_capture_cache',
+        '005_jobs',
+        '006_operator_admin',
+      ]);
       again.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -233,7 +243,7 @@ describe('migrations', () => {
         .selectFrom('kysely_migration' as never)
         .select(['name' as never])
         .execute();
-      expect(rows).toHaveLength(4);
+      expect(rows).toHaveLength(6);
     } finally {
       await place.cleanup();
     }

@@ -19,7 +19,10 @@ import { StubEngine } from '../helpers/stub-engine.js';
  * server (s3rver) for the files. A miss on one node is a hit on the other, and 20 identical requests
  * spread over both render once and are charged once.
  */
-const PLANS = new Plans([...DEFAULT_PLANS, { name: 'wide', maxKeys: 5, monthlyQuota: 1000, ratePerMinute: 100_000, concurrency: 1000 }]);
+const PLANS = new Plans([
+  ...DEFAULT_PLANS,
+  { name: 'wide', maxKeys: 5, monthlyQuota: 1000, ratePerMinute: 100_000, concurrency: 1000, maxQueuedJobs: 100 },
+]);
 
 describe.runIf(BACKENDS.includes('postgres+redis'))('a cache shared by two instances on postgres+redis and S3', () => {
   let place: TestPlace;

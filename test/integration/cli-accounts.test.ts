@@ -160,6 +160,33 @@ describe.each(targets)('on %s', (_name, prepare) => {
     expect((await run(accounts, 'set-plan', '--email', 'solo@example.com', '--plan', 'nope')).code).toBe(1);
   });
 
+  it('accounts set-role makes an account an operator (or a user again), logged with the command line as actor', async () => {
+    const made = await run(accounts, 'set-role', '--email', 'Solo@Example.com', '--role', 'operator');
+    expect(made.code, made.stderr.join('\n')).toBe(0);
+    expect(made.stderr.join('\n')).toContain('solo@example.com: role user → operator');
+    // A CLI-made account has no password: the command says how to give it one.
+    expect(made.stderr.join('\n')).toContain('shutter accounts set-password --email solo@example.com');
+    expect((await run(accounts, 'set-role', '--email', 'solo@example.com', '--role', 'operator')).stderr.join('\n')).toContain(
+      'has the role operator already',
+    );
+    const list = await run(accounts, 'list');
+    expect(list.stdout.find((l) => l.includes('solo@example.com'))).toMatch(/ {2}operator$/);
+    expect(list.stdout.find((l) => l.includes('cli@example.com'))).not.toContain('operator');
+
+    const services = await openAccountServices(loadConfig(), { redis: false });
+    try {
+      const solo = await services.accounts.findByEmail('solo@example.com');
+      expect(solo?.role).toBe('operator');
+      const log = await services.admin.auditLog();
+      expect(log.rows[0]).toMatchObject({ action: 'set_role', actor: null, target: { id: solo!.id, email: 'solo@example.com' } });
+      expect(log.rows[0]!.detail).toEqual({ email: 'solo@example.com', from: 'user', to: 'operator' });
+    } finally {
+      await services.close();
+    }
+    expect((await run(accounts, 'set-role', '--email', 'solo@example.com', '--role', 'user')).code).toBe(0);
+    expect((await run(accounts, 'set-role', '--email', 'nobody@example.com', '--role', 'operator')).code).toBe(1);
+  });
+
   it('keys create without --email makes an operator key (plan scale)', async () => {
     const r = await run(keys, 'create', '--name', 'me');
     expect(r.code).toBe(0);
@@ -173,5 +200,7 @@ describe.each(targets)('on %s', (_name, prepare) => {
     expect((await run(keys, 'revoke')).code).toBe(2);
     expect((await run(accounts, 'create')).code).toBe(2);
     expect((await run(accounts, 'set-plan', '--email', 'a@example.com')).code).toBe(2);
+    expect((await run(accounts, 'set-role', '--email', 'a@example.com')).code).toBe(2);
+    expect((await run(accounts, 'set-role', '--email', 'a@example.com', '--role', 'admin')).code).toBe(2);
   });
 });

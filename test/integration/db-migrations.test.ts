@@ -18,7 +18,7 @@ import { postgresUrl } from '../helpers/db.js';
  * and get only the rest, and instances starting together on one Postgres schema migrate it once.
  */
 
-const ALL = ['001_api_keys', '002_accounts_usage_sessions', '003_capture_requests', '004_capture_cache'];
+const ALL = ['001_api_keys', '002_accounts_usage_sessions', '003_capture_requests', '004_capture_cache', '005_jobs', '006_operator_admin'];
 
 /** What the runner before Kysely's Migrator ran for each version (same SQL on SQLite and Postgres), data aside. */
 const LEGACY_DDL: Record<1 | 2, string[]> = {
@@ -125,6 +125,11 @@ describe('SQLite', () => {
     const key = first.prepare("SELECT account_id FROM api_keys WHERE id = 'old-key'").get() as { account_id: string };
     const owner = first.prepare('SELECT email, plan, password_hash FROM accounts WHERE id = ?').get(key.account_id);
     expect(owner).toEqual({ email: OPERATOR_EMAIL, plan: 'scale', password_hash: null });
+    // 006: the operator's account is an operator, nothing is disabled.
+    expect(first.prepare('SELECT role, disabled_at FROM accounts WHERE id = ?').get(key.account_id)).toEqual({
+      role: 'operator',
+      disabled_at: null,
+    });
     first.close();
 
     const second = await openSqlite(file);
@@ -278,6 +283,8 @@ describe.runIf(postgresUrl)('Postgres', () => {
       { name: '002_accounts_usage_sessions', timestamp: expect.any(String) },
       { name: '003_capture_requests', timestamp: expect.any(String) },
       { name: '004_capture_cache', timestamp: expect.any(String) },
+      { name: '005_jobs', timestamp: expect.any(String) },
+      { name: '006_operator_admin', timestamp: expect.any(String) },
     ]);
     const key = await first.kysely.selectFrom('api_keys').select('account_id').where('id', '=', 'old-key').executeTakeFirstOrThrow();
     const owner = await first.kysely.selectFrom('accounts').selectAll().where('id', '=', key.account_id!).executeTakeFirstOrThrow();
@@ -298,6 +305,8 @@ describe.runIf(postgresUrl)('Postgres', () => {
       { name: '002_accounts_usage_sessions', timestamp: '2024-02-01T00:00:00.000Z' },
       { name: '003_capture_requests', timestamp: expect.any(String) },
       { name: '004_capture_cache', timestamp: expect.any(String) },
+      { name: '005_jobs', timestamp: expect.any(String) },
+      { name: '006_operator_admin', timestamp: expect.any(String) },
     ]);
     const db = await open(schema);
     expect(await applied(schema)).toEqual(afterFirst);

@@ -19,7 +19,10 @@ import { StubEngine } from '../helpers/stub-engine.js';
  */
 
 const QUOTA = 25;
-const PLANS = new Plans([...DEFAULT_PLANS, { name: 'shared', maxKeys: 5, monthlyQuota: QUOTA, ratePerMinute: 100_000, concurrency: 1000 }]);
+const PLANS = new Plans([
+  ...DEFAULT_PLANS,
+  { name: 'shared', maxKeys: 5, monthlyQuota: QUOTA, ratePerMinute: 100_000, concurrency: 1000, maxQueuedJobs: 100 },
+]);
 
 /** Fails captures of URLs containing "fail", after holding the reservation as long as a real one. */
 class FlakyEngine extends StubEngine {

@@ -13,8 +13,8 @@ import { buildTestApp, type TestApp, type TestAppOverrides } from '../helpers/st
 
 const PLANS = new Plans([
   ...DEFAULT_PLANS,
-  { name: 'tiny', maxKeys: 2, monthlyQuota: 5, ratePerMinute: 1000, concurrency: 50 },
-  { name: 'narrow', maxKeys: 2, monthlyQuota: 1000, ratePerMinute: 1000, concurrency: 3 },
+  { name: 'tiny', maxKeys: 2, monthlyQuota: 5, ratePerMinute: 1000, concurrency: 50, maxQueuedJobs: 100 },
+  { name: 'narrow', maxKeys: 2, monthlyQuota: 1000, ratePerMinute: 1000, concurrency: 3, maxQueuedJobs: 100 },
 ]);
 const TAKE = '/v1/take?url=https%3A%2F%2Fexample.com%2F';
 const RATE_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'];
@@ -258,7 +258,14 @@ describe('GET /v1/status', () => {
     const res = await status();
     const body = res.json();
     expect(Object.keys(body)).toEqual(['status', 'version', 'key', 'plan', 'usage', 'rate_limit', 'concurrency', 'service', 'countries']);
-    expect(body.plan).toEqual({ name: 'basic', keys_allowed: 5, monthly_quota: 2000, rate_per_minute: 40, concurrency: 5 });
+    expect(body.plan).toEqual({
+      name: 'basic',
+      keys_allowed: 5,
+      monthly_quota: 2000,
+      rate_per_minute: 40,
+      concurrency: 5,
+      max_queued_jobs: 100,
+    });
     expect(body.usage).toMatchObject({ used: 1, limit: 2000, remaining: 1999 });
     expect(Date.parse(body.usage.period_end)).toBeGreaterThan(Date.parse(body.usage.period_start));
     expect(body.rate_limit).toEqual({ limit: 40, remaining: 38, reset: Number(res.headers['ratelimit-reset']) });

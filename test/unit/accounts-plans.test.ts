@@ -42,7 +42,14 @@ describe('plans', () => {
     );
     const plans = loadPlans(path);
     expect(plans.all().map((p) => p.name)).toEqual(['free', 'basic', 'growth', 'scale', 'enterprise']);
-    expect(plans.get('free')).toEqual({ name: 'free', maxKeys: 1, monthlyQuota: 250, ratePerMinute: 20, concurrency: 1 });
+    expect(plans.get('free')).toEqual({
+      name: 'free',
+      maxKeys: 1,
+      monthlyQuota: 250,
+      ratePerMinute: 20,
+      concurrency: 1,
+      maxQueuedJobs: 10,
+    });
     expect(plans.get('enterprise')?.concurrency).toBe(64);
   });
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { configSchema } from '../../src/config/schema.js';
+import { Metrics } from '../../src/observability/metrics.js';
 import { parseYaml, parseYamlDocuments, type YamlValue } from '../helpers/yaml.js';
 
 // No container engine or cluster runs here: the Dockerfile, compose file, Helm chart and Grafana
@@ -23,9 +24,9 @@ const obj = (v: YamlValue | undefined, what: string): Obj => {
 
 /**
  * SHUTTER_ variables the deployment files may name before they reach src/config/schema.ts, because they
- * are being added in the same issue (20: /metrics). Once a name is in the schema its entry is moot.
+ * are being added in the same issue. Once a name is in the schema its entry is moot.
  */
-const PENDING_VARIABLES = ['SHUTTER_METRICS_TOKEN'];
+const PENDING_VARIABLES: string[] = [];
 /** Not service settings but the test suite's own switch, which docs/deploy.md names (test/helpers/db.ts). */
 const TEST_SUITE_VARIABLES = ['SHUTTER_TEST_REQUIRE_SERVICES'];
 const KNOWN_VARIABLES = new Set([...Object.keys(configSchema.shape), ...PENDING_VARIABLES, ...TEST_SUITE_VARIABLES]);
@@ -329,7 +330,14 @@ describe(`${HELM}`, async () => {
     for (const [, file] of all.matchAll(/\$\.Template\.BasePath\s+"\/([^"]+)"/g)) expect(templates).toContain(`${HELM}/templates/${file}`);
   });
 
-  it('has api and worker Deployments, Services, HPAs (CPU; queue depth), a ServiceMonitor, a Secret and a ConfigMap', () => {
+  it('the HPAs scale on metrics /metrics exports, as gauges', async () => {
+    const exported = await new Metrics().text();
+    const named = [...text('hpa.yaml').matchAll(/metric:\s+name: (\w+)/g)].map((m) => m[1]!);
+    expect(named).toEqual(['shutter_jobs_queued']);
+    for (const name of named) expect(exported, name).toContain(`# TYPE ${name} gauge`);
+  });
+
+  it('has api and worker Deployments, Services, HPAs (CPU; job backlog), a ServiceMonitor, a Secret and a ConfigMap', () => {
     const kinds = [...all.matchAll(/^kind:\s*(\S+)/gm)].map((m) => m[1]).sort();
     expect(kinds).toEqual(
       [
@@ -348,8 +356,11 @@ describe(`${HELM}`, async () => {
     expect(text('deployment-worker.yaml')).toContain('command: ["node", "dist/src/cli/main.js", "serve", "--role", "worker"]');
     const hpa = text('hpa.yaml');
     expect(hpa).toMatch(/type: Resource\s+resource:\s+name: cpu\s+target:\s+type: Utilization/);
-    expect(hpa).toMatch(/type: External\s+external:\s+metric:\s+name: shutter_queue_depth/);
-    expect(hpa).toMatch(/type: Pods\s+pods:\s+metric:\s+name: shutter_queue_depth/);
+    // Workers scale on the job backlog (the same value on every pod, so External, never Pods), not on
+    // shutter_queue_depth, which is one process's captures waiting for its browser pool.
+    expect(hpa).toMatch(/type: External\s+external:\s+metric:\s+name: shutter_jobs_queued\s/);
+    expect(hpa).not.toMatch(/type: Pods/);
+    expect(hpa).not.toMatch(/name: shutter_queue_depth/);
     expect(text('servicemonitor.yaml')).toMatch(/path: \/metrics/);
     for (const key of ['SHUTTER_SIGNING_SECRET', 'SHUTTER_DATABASE_URL', 'SHUTTER_REDIS_URL']) {
       expect(text('secret.yaml')).toMatch(new RegExp(`^  ${key}: \\{\\{ required `, 'm'));

@@ -113,6 +113,7 @@ describe('plain http', () => {
     expect(proxy.outcomeOf(`http://canary.test:${canary.port}/`)).toBe('forbidden');
     expect(proxy.outcomeOf(`http://127.0.0.1:${originPort}/`)).toBeUndefined();
     expect(proxy.refusedCount).toBe(2);
+    expect(proxy.refusals()).toEqual({ page_request: 2, proxy_port: 0 });
   });
 
   it('answers origin-form requests (someone talking to the proxy as a server) with 400', async () => {
@@ -153,8 +154,9 @@ describe('CONNECT', () => {
   );
 
   it('never tunnels to itself, even where loopback is allowed', async () => {
-    const { port } = await startProxy(staticResolver({}), '127.0.0.0/8');
+    const { proxy, port } = await startProxy(staticResolver({}), '127.0.0.0/8');
     expect((await tunnel(port, `127.0.0.1:${port}`)).status).toBe(403);
+    expect(proxy.refusals()).toEqual({ page_request: 0, proxy_port: 1 });
   });
 
   it('rejects malformed authorities with 400', async () => {

@@ -89,6 +89,10 @@ const TESTED_ELSEWHERE: ParameterName[] = [
   'cache',
   'cache_ttl',
   'cache_key',
+  // test/e2e/jobs.test.ts
+  'async',
+  'webhook_url',
+  'external_id',
   // test/unit/emulation-options.test.ts
   'viewport_device',
   'viewport_mobile',
@@ -494,6 +498,7 @@ describe('defaults', () => {
       metadata: false,
       cache: false,
       cache_ttl: 86400,
+      async: false,
       cache_key: undefined,
       attachment_name: undefined,
       pdf_paper_format: 'a4',

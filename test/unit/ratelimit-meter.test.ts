@@ -9,7 +9,7 @@ import { quotaHeaders, rateHeaders, type Caller } from '../../src/accounts/meter
 
 /** The meter alone: headers, what is charged, and that no slot or reservation leaks on any path. */
 
-const PLAN: Plan = { name: 'unit', maxKeys: 1, monthlyQuota: 2, ratePerMinute: 100, concurrency: 1 };
+const PLAN: Plan = { name: 'unit', maxKeys: 1, monthlyQuota: 2, ratePerMinute: 100, concurrency: 1, maxQueuedJobs: 100 };
 
 async function setup(now = new Date('2032-05-20T12:00:00.000Z')) {
   const db = await openDatabase({ sqliteFile: ':memory:' });

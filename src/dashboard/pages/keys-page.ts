@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../../accounts/key-store.js';
 import { KEY_NAME_MAX } from '../../accounts/kysely-key-store.js';
 import type { Plan } from '../../accounts/plans.js';
 import { html } from '../html.js';
-import { csrfField, layout } from '../layout.js';
+import { csrfField, frameUser, layout } from '../layout.js';
 
 /** What the keys page shows. */
 export interface KeysView {
@@ -50,7 +50,7 @@ export function keysPage(v: KeysView): string {
       : html`<p>The ${v.plan.name} plan allows ${v.plan.maxKeys} keys at a time; revoke one to create another.</p>`;
   return layout({
     title: 'Keys',
-    user: { email: v.account.email, csrf: v.csrf },
+    user: frameUser(v.account, v.csrf),
     body: html`<h1>API keys</h1>
     ${v.notice ? html`<p class="notice" role="status">${v.notice}</p>` : ''}
     ${v.error ? html`<p class="error" role="alert">${v.error}</p>` : ''}
@@ -84,7 +84,7 @@ export function newKeyPage(v: {
 }): string {
   return layout({
     title: 'Your new key',
-    user: { email: v.account.email, csrf: v.csrf },
+    user: frameUser(v.account, v.csrf),
     body: html`<h1>Your new key: ${v.record.name}</h1>
     ${v.replaced ? html`<p class="notice">The key ${v.replaced.prefix}…${v.replaced.last4} is revoked and no longer works.</p>` : ''}
     <div class="card"><p><b>Copy it now: it is shown only this once.</b></p>

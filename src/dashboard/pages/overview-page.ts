@@ -4,7 +4,7 @@ import type { Period } from '../../usage/period.js';
 import type { Plan } from '../../accounts/plans.js';
 import type { DayUsage, KeyUsage } from '../../usage/usage-store.js';
 import { html } from '../html.js';
-import { layout } from '../layout.js';
+import { frameUser, layout } from '../layout.js';
 import { keyUsageChart, usageChart } from '../usage-chart.js';
 
 /** Everything the overview shows. */
@@ -36,7 +36,7 @@ export function overviewPage(o: Overview): string {
   const resets = o.period.end.toISOString().slice(0, 10);
   return layout({
     title: 'Overview',
-    user: { email: o.account.email, csrf: o.csrf },
+    user: frameUser(o.account, o.csrf),
     body: html`<h1>Overview</h1>
     <div class="stats">
       <div class="stat"><span class="muted">Plan</span><b id="plan-name">${o.plan.name}</b></div>

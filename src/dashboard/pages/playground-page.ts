@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../../accounts/key-store.js';
 import { parameterForms, type ParameterForm } from '../../options/parameter-forms.js';
 import { PARAMETER_GROUPS, type ParameterGroup } from '../../options/parameters/meta.js';
 import { html, type SafeHtml } from '../html.js';
-import { layout } from '../layout.js';
+import { frameUser, layout } from '../layout.js';
 
 const GROUP_TITLES: Record<ParameterGroup, string> = {
   source: 'Source',
@@ -103,7 +103,7 @@ export function playgroundPage(v: PlaygroundView): string {
   const forms = parameterForms();
   return layout({
     title: 'Playground',
-    user: { email: v.account.email, csrf: v.csrf },
+    user: frameUser(v.account, v.csrf),
     body: html`<h1>Playground</h1>
     <form id="playground" class="card" method="get" action="/v1/take" target="_blank">
       <label for="pg-key">API key</label>

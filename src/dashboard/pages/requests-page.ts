@@ -1,7 +1,7 @@
 import type { Account } from '../../accounts/account-store.js';
 import type { LoggedRequest } from '../../requests/request-log.js';
 import { html } from '../html.js';
-import { layout } from '../layout.js';
+import { frameUser, layout } from '../layout.js';
 
 interface Visitor {
   account: Account;
@@ -22,7 +22,7 @@ export function requestsPage(visitor: Visitor, requests: LoggedRequest[]): strin
   );
   return layout({
     title: 'Requests',
-    user: { email: visitor.account.email, csrf: visitor.csrf },
+    user: frameUser(visitor.account, visitor.csrf),
     body: html`<h1>Requests</h1>
       <p class="muted">Your captures of the last 7 days, newest first. Add <code>debug=1</code> to a capture to keep a debug bundle
         (network requests, console, steps, screenshot and HTML) for 24 hours.</p>
@@ -40,7 +40,7 @@ export function bundlePage(visitor: Visitor, requestId: string, bundle: unknown)
   const { screenshot_url: shot } = bundle as { screenshot_url?: string | null };
   return layout({
     title: `Request ${requestId}`,
-    user: { email: visitor.account.email, csrf: visitor.csrf },
+    user: frameUser(visitor.account, visitor.csrf),
     body: html`<h1>Request <code>${requestId}</code></h1>
       <p><a href="/dashboard/requests">All requests</a></p>
       ${shot ? html`<p><a href="${shot}"><img id="bundle-screenshot" src="${shot}" alt="the page when the capture ended" width="640"></a></p>` : ''}

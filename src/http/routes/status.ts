@@ -27,6 +27,7 @@ export function statusRoutes(app: FastifyInstance, deps: AppDeps): void {
         monthly_quota: plan.monthlyQuota,
         rate_per_minute: plan.ratePerMinute,
         concurrency: plan.concurrency,
+        max_queued_jobs: plan.maxQueuedJobs,
       },
       usage: {
         period_start: period.start.toISOString(),

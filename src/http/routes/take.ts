@@ -11,7 +11,8 @@ import { requireApiKey, requireApiKeyOrSignedLink } from '../auth.js';
 import { setCaptureFlags } from '../capture-headers.js';
 import { chargeCapture } from '../metering.js';
 import { contentDisposition } from '../../util/content-disposition.js';
-import { sendStored, storeCapture } from '../upload.js';
+import { sendStored } from '../upload.js';
+import { storeCapture } from '../../output/store-capture.js';
 import { newDebugTrace } from '../../capture/debug-trace.js';
 import { recordRequest } from '../request-record.js';
 import { sendEmpty, sendJson } from '../json-answer.js';
@@ -21,6 +22,7 @@ import { etagOf } from '../../cache/capture-cache.js';
 import type { DebugTrace } from '../../capture/debug-trace.js';
 import type { StoredFile } from '../../storage/file-store.js';
 import { recordCacheHit } from '../../usage/usage-store.js';
+import { acceptTakeJob } from './jobs.js';
 
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -29,6 +31,7 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   const take = async (raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => {
     const options = parseTakeOptions(raw, context);
+    if (options.async) return acceptTakeJob(deps, request, reply, { params: raw, options });
     const timings = new Timings();
     const startedAt = new Date();
     const trace = options.debug ? newDebugTrace() : undefined;

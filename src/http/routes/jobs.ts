@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorDetail } from '../../errors/app-error.js';
+import { idempotencyKeyOf, type JobEntry } from '../../jobs/job-intake.js';
+import { jobJson } from '../../jobs/job-json.js';
+import { parseTakeOptions } from '../../options/parse-take-options.js';
+import type { AppDeps } from '../app.js';
+import { requireApiKey } from '../auth.js';
+
+/** POST /v1/bulk takes at most this many captures (DESIGN.md §4.3). */
+export const MAX_BULK_REQUESTS = 50;
+const BULK_FIELDS = new Set(['requests', 'defaults', 'webhook_url']);
+
+/** Where this service's links point: SHUTTER_PUBLIC_URL, else the request's own origin. */
+export function baseUrlOf(request: FastifyRequest, publicUrl: string | undefined): string {
+  return publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+function jobsOf(deps: AppDeps) {
+  if (!deps.jobs) throw new AppError('not_implemented', 'async jobs are not configured on this server');
+  if (!deps.store) throw new AppError('not_implemented', 'async jobs store their results, and this server has no file store');
+  return deps.jobs;
+}
+
+/** The 202 for queued jobs: each with its status URL. */
+function created(request: FastifyRequest, deps: AppDeps, id: string) {
+  return { job_id: id, status: 'queued' as const, status_url: new URL(`/v1/jobs/${id}`, baseUrlOf(request, deps.publicUrl)).toString() };
+}
+
+/**
+ * async=1 on /v1/take: the options were parsed already (`params` as given); answers 202 with the job.
+ * Called by the take route, which owns parsing.
+ */
+export async function acceptTakeJob(deps: AppDeps, request: FastifyRequest, reply: FastifyReply, entry: JobEntry) {
+  const jobs = jobsOf(deps);
+  if (request.signedLink) {
+    throw new AppError('invalid_parameter', 'async=1 needs an API key, not a signed link', {
+      details: [{ parameter: 'async', message: 'needs an API key, not a signed link' }],
+    });
+  }
+  const answer = await jobs.intake.accept({
+    caller: request.caller!,
+    requestId: request.id,
+    baseUrl: baseUrlOf(request, deps.publicUrl),
+    entries: [entry],
+    body: { take: entry.params },
+    idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
+    answer: ([id]) => ({ ...created(request, deps, id!), request_id: request.id }),
+  });
+  return reply.code(202).header('cache-control', 'no-store').send(answer);
+}
+
+/** GET /v1/jobs/{id} and POST /v1/bulk. */
+export function jobRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const authenticate = requireApiKey(deps.accounts);
+  const context = { countries: deps.countries ?? [], ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}) };
+
+  app.get('/v1/jobs/:id', { preHandler: requireApiKey(deps.accounts, { countRate: false }) }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const job = deps.jobs ? await deps.jobs.store.get(id) : undefined;
+    // Another account's job is answered exactly like one that does not exist.
+    if (!job || job.accountId !== request.caller!.account.id) throw new AppError('not_found', `no job ${id.slice(0, 64)}`);
+    return reply.header('cache-control', 'no-store').send(jobJson(job, { withWebhook: true }));
+  });
+
+  app.post('/v1/bulk', { preHandler: authenticate }, async (request, reply) => {
+    const jobs = jobsOf(deps);
+    const body = request.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new AppError(
+        'invalid_json',
+        'the body must be a JSON object: { "requests": [ {…}, … ], "defaults"?: {…}, "webhook_url"?: "…" }',
+      );
+    }
+    const { requests, defaults = {}, webhook_url: webhookUrl } = body as Record<string, unknown>;
+    const unknown = Object.keys(body).filter((name) => !BULK_FIELDS.has(name));
+    if (unknown.length > 0) {
+      throw new AppError('unknown_parameter', `unknown field ${unknown[0]}; a bulk body has requests, defaults and webhook_url`, {
+        details: unknown.map((name) => ({ parameter: name, message: 'unknown field; use requests, defaults or webhook_url' })),
+      });
+    }
+    if (!Array.isArray(requests) || requests.length === 0 || requests.length > MAX_BULK_REQUESTS) {
+      throw new AppError('invalid_parameter', `requests must be a list of 1 to ${MAX_BULK_REQUESTS} objects of capture parameters`, {
+        details: [{ parameter: 'requests', message: `must be a list of 1 to ${MAX_BULK_REQUESTS} objects` }],
+      });
+    }
+    if (defaults === null || typeof defaults !== 'object' || Array.isArray(defaults)) {
+      throw new AppError('invalid_parameter', 'defaults must be an object of capture parameters', {
+        details: [{ parameter: 'defaults', message: 'must be an object of capture parameters' }],
+      });
+    }
+    if (webhookUrl !== undefined && typeof webhookUrl !== 'string') {
+      throw new AppError('invalid_parameter', 'webhook_url must be an absolute http or https URL', {
+        details: [{ parameter: 'webhook_url', message: 'must be an absolute http or https URL' }],
+      });
+    }
+    // Every entry is checked before anything is queued; the first bad one names its index.
+    const entries: JobEntry[] = [];
+    const problems: Array<ErrorDetail & { index: number }> = [];
+    let firstMessage: string | undefined;
+    requests.forEach((entry: unknown, index) => {
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+        problems.push({ index, parameter: `requests[${index}]`, message: 'must be an object of capture parameters' });
+        firstMessage ??= `requests[${index}] must be an object of capture parameters`;
+        return;
+      }
+      const params: Record<string, unknown> = {
+        ...(defaults as Record<string, unknown>),
+        ...(entry as Record<string, unknown>),
+        async: true,
+      };
+      if (webhookUrl !== undefined && params.webhook_url === undefined) params.webhook_url = webhookUrl;
+      try {
+        entries.push({ params, options: parseTakeOptions(params, context) });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        const details = error.extra.details ?? [{ parameter: `requests[${index}]`, message: error.message }];
+        for (const detail of details) problems.push({ ...detail, index, parameter: `requests[${index}].${detail.parameter}` });
+        firstMessage ??= `requests[${index}]: ${error.message}`;
+      }
+    });
+    if (problems.length > 0) throw new AppError('invalid_parameter', firstMessage!, { details: problems });
+    const answer = await jobs.intake.accept({
+      caller: request.caller!,
+      requestId: request.id,
+      baseUrl: baseUrlOf(request, deps.publicUrl),
+      entries,
+      body: { bulk: body },
+      idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
+      answer: (ids) => ({
+        jobs: ids.map((id, i) => ({ ...created(request, deps, id), external_id: entries[i]!.options.external_id ?? null })),
+        request_id: request.id,
+      }),
+    });
+    return reply.code(202).header('cache-control', 'no-store').send(answer);
+  });
+}
