@@ -103,6 +103,9 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     const coalescer = new Coalescer(accounts.redis ? { client: accounts.redis.client, prefix: accounts.redis.prefix } : undefined);
     if (cache) opened.push({ close: async () => cache.close() });
     const jobs = openJobs(config, logger, accounts);
+    const sweep = setInterval(() => void jobs.store.sweep(new Date()).catch(() => undefined), 10 * 60_000);
+    sweep.unref();
+    opened.push({ close: async () => clearInterval(sweep) });
     opened.push({ close: () => jobs.queue.close(config.SHUTTER_SHUTDOWN_TIMEOUT * 1000) });
     metrics.onCollectQueued(() => jobs.store.backlog());
     const runner = new JobRunner({
@@ -117,6 +120,7 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       webhookRetryMs: config.SHUTTER_WEBHOOK_RETRY_MS,
       version: parts.version ?? VERSION,
       logger,
+      accountDisabled: async (accountId) => (await accounts.accounts.findById(accountId))?.disabledAt != null,
       onFinished: (outcome, job) => metrics.jobFinished(outcome, (Date.now() - job.createdAt.getTime()) / 1000),
     });
     const intake = new JobIntake({

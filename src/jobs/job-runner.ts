@@ -38,6 +38,8 @@ export interface JobRunnerDeps {
   webhookRetryMs: number;
   version: string;
   logger: Logger;
+  /** Whether the job's account was disabled by the operator since it was queued (its jobs then fail, uncharged). */
+  accountDisabled?: (accountId: string) => Promise<boolean>;
   /** Told of every job that ends (metrics). */
   onFinished?: (outcome: 'succeeded' | 'failed', job: Job) => void;
 }
@@ -79,6 +81,13 @@ export class JobRunner {
       });
       return;
     }
+    if (await this.deps.accountDisabled?.(job.accountId)) {
+      await this.end(job, token, held, {
+        code: 'account_disabled',
+        message: 'the account was disabled before the job ran; it was not charged',
+      });
+      return;
+    }
     try {
       const options = parseTakeOptions({ ...job.params, upload: true }, this.deps.parse);
       const captured = await this.deps.engine.capture(options, new Timings());
@@ -106,18 +115,19 @@ export class JobRunner {
       }
       if (!(error instanceof AppError)) logger.error({ err: error, job: job.id }, 'job failed unexpectedly');
       const message = error instanceof AppError ? error.message : 'the capture failed unexpectedly';
-      if (!(await this.end(job, token, held, { code, message }))) return;
+      await this.end(job, token, held, { code, message });
+      return;
     }
     if (job.webhookUrl) await this.queueWebhook(job, 1, 0);
   }
 
-  /** Fails the job (if this run still owns it) and gives its quota unit back. */
+  /** Fails the job (if this run still owns it), gives its quota unit back and queues its webhook. */
   private async end(job: Job, token: string, held: Reservation | undefined, error: JobError): Promise<boolean> {
     if (!(await this.deps.jobs.fail(job.id, token, error, new Date()))) return false;
     if (held) await this.deps.quota.release(held).catch(() => undefined);
     this.deps.logger.info({ job: job.id, account: job.accountId, code: error.code }, 'job failed');
     this.deps.onFinished?.('failed', job);
-    if (job.runs > MAX_RUNS && job.webhookUrl) await this.queueWebhook(job, 1, 0);
+    if (job.webhookUrl) await this.queueWebhook(job, 1, 0);
     return true;
   }
 

@@ -77,6 +77,8 @@ export type CreateOutcome =
   | { created: false; reason: 'queue_full'; queued: number };
 
 export const IDEMPOTENCY_HOURS = 24;
+/** Ended jobs are kept (readable, listed on the dashboard) this long, like the request log. */
+export const JOB_KEEP_DAYS = 7;
 
 /** A new job id: `job_` and 24 hex digits (unguessable; ids are only shown to the account that owns them anyway). */
 export const newJobId = () => `job_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
@@ -319,6 +321,20 @@ export class JobStore {
       .where('status', '=', 'running')
       .executeTakeFirst();
     return Number(updated.numUpdatedRows) === 1;
+  }
+
+  /** Deletes jobs that ended more than JOB_KEEP_DAYS ago and expired Idempotency-Keys; returns how many jobs went. */
+  async sweep(now: Date): Promise<number> {
+    const before = new Date(now.getTime() - JOB_KEEP_DAYS * 86_400_000).toISOString();
+    const gone = await this.db.kysely
+      .deleteFrom('jobs')
+      .where('status', 'in', ['succeeded', 'failed'])
+      .where('finished_at', '<', before)
+      // A webhook still being retried keeps its job.
+      .where('webhook_next_at', 'is', null)
+      .executeTakeFirst();
+    await this.db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<=', now.toISOString()).execute();
+    return Number(gone.numDeletedRows);
   }
 
   /** Records one webhook delivery attempt and when the next one is due (null: none). */

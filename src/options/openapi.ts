@@ -54,6 +54,13 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       OUTPUT_FORMATS.map(({ contentType: type }) => [type.split(';')[0]!, { schema: { type: 'string', format: 'binary' } }]),
     ),
   };
+  const idempotencyKey = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'With async=1 and on bulk: the same key and body within 24 h answer the same job(s); another body is 409.',
+    schema: { type: 'string', maxLength: 255 },
+  };
   return {
     openapi: '3.1.0',
     info: { title: 'Shutter screenshot API', version },
@@ -65,6 +72,59 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       },
       schemas: {
         TakeOptions: body,
+        Job: {
+          type: 'object',
+          properties: {
+            job_id: { type: 'string' },
+            status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
+            created_at: { type: 'string', format: 'date-time' },
+            started_at: { type: ['string', 'null'], format: 'date-time' },
+            finished_at: { type: ['string', 'null'], format: 'date-time' },
+            external_id: { type: ['string', 'null'] },
+            request_id: { type: 'string' },
+            result: {
+              type: ['object', 'null'],
+              properties: {
+                url: { type: 'string' },
+                expires_at: { type: ['string', 'null'] },
+                format: { type: 'string' },
+                content_type: { type: 'string' },
+                size: { type: 'integer' },
+              },
+            },
+            error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+            webhook: {
+              type: 'object',
+              properties: {
+                url: { type: 'string' },
+                attempts: { type: 'integer' },
+                last_status: { type: ['integer', 'null'] },
+                last_error: { type: ['string', 'null'] },
+                delivered_at: { type: ['string', 'null'] },
+                next_attempt_at: { type: ['string', 'null'] },
+              },
+            },
+          },
+        },
+        JobCreated: {
+          type: 'object',
+          properties: {
+            job_id: { type: 'string' },
+            status: { type: 'string', enum: ['queued'] },
+            status_url: { type: 'string' },
+            external_id: { type: ['string', 'null'] },
+            request_id: { type: 'string' },
+          },
+        },
+        BulkRequest: {
+          type: 'object',
+          required: ['requests'],
+          properties: {
+            defaults: { $ref: '#/components/schemas/TakeOptions' },
+            requests: { type: 'array', minItems: 1, maxItems: 50, items: { $ref: '#/components/schemas/TakeOptions' } },
+            webhook_url: { type: 'string' },
+          },
+        },
         Error: {
           type: 'object',
           properties: {
@@ -87,17 +147,67 @@ export function buildOpenApi(version: string): Record<string, unknown> {
       '/v1/take': {
         get: { summary: 'Capture a page', parameters: queryParameters, responses: { 200: fileResponse, ...errorResponses } },
         post: {
-          summary: 'Capture a page or HTML',
+          summary: 'Capture a page or HTML (async=1: queue it as a job, 202)',
+          parameters: [idempotencyKey],
           requestBody: {
             content: {
               'application/json': { schema: { $ref: '#/components/schemas/TakeOptions' } },
               'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TakeOptions' } },
             },
           },
-          responses: { 200: fileResponse, ...errorResponses },
+          responses: {
+            200: fileResponse,
+            202: {
+              description: 'async=1: the job, queued',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/JobCreated' } } },
+            },
+            ...errorResponses,
+          },
         },
       },
       '/v1/status': { get: { summary: 'The calling key and the service', responses: { 200: { description: 'Status' } } } },
+      '/v1/jobs/{id}': {
+        get: {
+          summary: 'An async job of the calling account (async=1 or POST /v1/bulk)',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: { description: 'The job', content: { 'application/json': { schema: { $ref: '#/components/schemas/Job' } } } },
+            ...errorResponses,
+          },
+        },
+      },
+      '/v1/bulk': {
+        post: {
+          summary: 'Queue up to 50 captures as jobs',
+          parameters: [idempotencyKey],
+          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/BulkRequest' } } } },
+          responses: {
+            202: {
+              description: 'A job per request, in order',
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      jobs: { type: 'array', items: { $ref: '#/components/schemas/JobCreated' } },
+                      request_id: { type: 'string' },
+                    },
+                  },
+                },
+              },
+            },
+            ...errorResponses,
+          },
+        },
+      },
+      '/v1/devices': { get: { summary: 'Device names for viewport_device', responses: { 200: { description: 'Devices' } } } },
+      '/v1/requests/{request_id}': {
+        get: {
+          summary: 'The debug bundle of a capture made with debug=1 (24 h)',
+          parameters: [{ name: 'request_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The bundle' }, ...errorResponses },
+        },
+      },
     },
   };
 }

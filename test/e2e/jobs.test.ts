@@ -3,6 +3,7 @@ import { staticResolver, type Resolver } from '../../src/egress/resolver.js';
 import { verifyWebhook } from '../../src/jobs/webhook-signature.js';
 import { startService, type Service } from './harness.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { redisUrl } from '../helpers/db.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -310,4 +311,93 @@ describe('webhook deliveries obey the egress guard at delivery time', () => {
       await receiver.close();
     }
   }, 60_000);
+});
+
+describe.each([
+  ['the embedded queue', {}],
+  ...(redisUrl
+    ? [['BullMQ on Redis', { SHUTTER_REDIS_URL: redisUrl, SHUTTER_REDIS_PREFIX: `shutter-fair-test:${Date.now()}:` }] as const]
+    : []),
+] as Array<[string, Record<string, string>]>)('per-account fairness on %s', (_name, env) => {
+  let service: Service;
+  beforeAll(async () => {
+    service = await startService({ store: true, env: { SHUTTER_JOB_CONCURRENCY: '1', ...env } });
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+    if (env.SHUTTER_REDIS_PREFIX) {
+      const { Redis } = await import('ioredis');
+      const redis = new Redis(redisUrl!);
+      const keys = await redis.keys(`${env.SHUTTER_REDIS_PREFIX}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+
+  it("one account's bulk of 20 does not starve another account's single job: it finishes before the bulk is half done", async () => {
+    const other = await accountOn(service, 'basic', 'fair@example.com');
+    const bulk = await service.app.inject({
+      method: 'POST',
+      url: '/v1/bulk',
+      headers: { apikey: service.apiKey },
+      payload: { requests: Array.from({ length: 20 }, (_, i) => ({ html: PAGE(`bulk ${i}`) })) },
+    });
+    expect(bulk.statusCode).toBe(202);
+    const single = await take(service, { html: PAGE('single'), async: true }, {}, other);
+    expect(single.statusCode).toBe(202);
+    const mine = await waitJob(service, (single.json() as Json).job_id, other, 60_000);
+    const theirs = await Promise.all(((bulk.json() as Json).jobs as Json[]).map((j) => waitJob(service, j.job_id, service.apiKey, 60_000)));
+    const finished = theirs.map((j) => Date.parse(j.finished_at)).sort((a, b) => a - b);
+    expect(mine.status).toBe('succeeded');
+    expect(Date.parse(mine.finished_at)).toBeLessThan(finished[9]!);
+  }, 90_000);
+});
+
+describe('old jobs are swept', () => {
+  it('deletes jobs that ended more than 7 days ago (not queued ones, not ones whose webhook is still retried) and expired idempotency keys', async () => {
+    const { openDatabase } = await import('../../src/db/database.js');
+    const { JobStore } = await import('../../src/jobs/job-store.js');
+    const db = await openDatabase({ sqliteFile: ':memory:' });
+    const store = new JobStore(db);
+    const now = new Date('2026-11-24T12:00:00Z');
+    const old = new Date('2026-11-10T12:00:00Z');
+    const job = (id: string) => ({
+      id,
+      accountId: 'acct',
+      keyId: 'key',
+      requestId: 'r',
+      params: { html: 'x' },
+      format: 'png',
+      url: null,
+      externalId: null,
+      webhookUrl: null,
+      baseUrl: null,
+      held: null,
+    });
+    await store.create([job('job_old_done'), job('job_old_queued'), job('job_old_retrying'), job('job_new_done')], {
+      accountId: 'acct',
+      maxQueued: 10,
+      now: old,
+      idempotency: { key: 'k', bodyHash: 'h', answer: {} },
+    });
+    await db.kysely
+      .updateTable('jobs')
+      .set({ status: 'succeeded', finished_at: old.toISOString() })
+      .where('id', 'in', ['job_old_done', 'job_old_retrying'])
+      .execute();
+    await db.kysely.updateTable('jobs').set({ webhook_next_at: now.toISOString() }).where('id', '=', 'job_old_retrying').execute();
+    await db.kysely
+      .updateTable('jobs')
+      .set({ status: 'failed', finished_at: now.toISOString() })
+      .where('id', '=', 'job_new_done')
+      .execute();
+    expect(await store.sweep(now)).toBe(1);
+    expect((await db.kysely.selectFrom('jobs').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual([
+      'job_new_done',
+      'job_old_queued',
+      'job_old_retrying',
+    ]);
+    expect(await db.kysely.selectFrom('idempotency_keys').selectAll().execute()).toEqual([]);
+    await db.close();
+  });
 });

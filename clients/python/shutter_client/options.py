@@ -70,6 +70,18 @@ TakeOptions = TypedDict(
         # Part of the cache identity: a different cache_key renders afresh (e.g. a version of the page).
         # Allowed: at most 64 of A–Z, a–z, 0–9, _ and -.
         "cache_key": str,
+        # Queue the capture as a job: 202 with job_id and status_url at once; the file is stored like
+        # upload=1 and GET /v1/jobs/{job_id} (or the webhook) gives its link. The quota unit is held
+        # while queued and charged on success only. Allowed: boolean. Default: false.
+        "async": bool,
+        # With async=1: where the job JSON is POSTed when the job ends, signed with X-Shutter-Signature:
+        # t=<unix>,v1=<HMAC-SHA256 of "t.body" with the key’s signing secret>. Non-2xx or no answer in
+        # 10 s is retried with backoff (7 tries over about an hour). The address must be public, like a
+        # capture target. Allowed: absolute http or https URL, at most 2048 characters.
+        "webhook_url": str,
+        # With async=1: your own reference, echoed in the job and its webhook. Allowed: text, at most
+        # 128 characters.
+        "external_id": str,
         # Viewport width in CSS pixels. Allowed: integer 100–3840. Default: 1280.
         "viewport_width": int,
         # Viewport height in CSS pixels. Allowed: integer 100–10000. Default: 800.
@@ -296,6 +308,9 @@ TAKE_OPTION_NAMES: Tuple[str, ...] = (
     "cache",
     "cache_ttl",
     "cache_key",
+    "async",
+    "webhook_url",
+    "external_id",
     "viewport_width",
     "viewport_height",
     "device_scale_factor",

@@ -98,6 +98,31 @@ export interface TakeOptions {
    */
   cache_key?: string;
   /**
+   * Queue the capture as a job: 202 with job_id and status_url at once; the file is stored like upload=1 and GET
+   * /v1/jobs/{job_id} (or the webhook) gives its link. The quota unit is held while queued and charged on success
+   * only.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  async?: boolean;
+  /**
+   * With async=1: where the job JSON is POSTed when the job ends, signed with X-Shutter-Signature:
+   * t=<unix>,v1=<HMAC-SHA256 of "t.body" with the key’s signing secret>. Non-2xx or no answer in 10 s is retried
+   * with backoff (7 tries over about an hour). The address must be public, like a capture target.
+   *
+   * Allowed: absolute http or https URL, at most 2048 characters.
+   * @example "https://example.com/hooks/shutter"
+   */
+  webhook_url?: string;
+  /**
+   * With async=1: your own reference, echoed in the job and its webhook.
+   *
+   * Allowed: text, at most 128 characters.
+   * @example "order-1234"
+   */
+  external_id?: string;
+  /**
    * Viewport width in CSS pixels.
    *
    * Allowed: integer 100–3840.
@@ -616,6 +641,9 @@ export const TAKE_OPTION_NAMES = [
   'cache',
   'cache_ttl',
   'cache_key',
+  'async',
+  'webhook_url',
+  'external_id',
   'viewport_width',
   'viewport_height',
   'device_scale_factor',

@@ -17,7 +17,7 @@ let status: Status;
 const features = { json: false, metadata: false, signedLinks: false, async: false, bulk: false, webhooks: false };
 
 beforeAll(async () => {
-  [shutter, fixture] = await Promise.all([startShutter(), startFixtureServer()]);
+  [shutter, fixture] = await Promise.all([startShutter({ store: true }), startFixtureServer()]);
   client = new ShutterClient({ apiKey: shutter.apiKey, baseUrl: shutter.baseUrl });
   status = await client.status();
   features.json = await knowsParameter(shutter, 'response_type', 'json');
