@@ -20,7 +20,7 @@ export function frameUser(account: Account, csrf: string): NonNullable<Frame['us
 /** A whole HTML document: header with navigation, then the page. */
 export function layout(frame: Frame): string {
   const nav = frame.user
-    ? html`<a href="/dashboard">Overview</a><a href="/dashboard/keys">Keys</a><a href="/dashboard/playground">Playground</a><a href="/dashboard/requests">Requests</a><a href="/docs">API docs</a>${
+    ? html`<a href="/dashboard">Overview</a><a href="/dashboard/keys">Keys</a><a href="/dashboard/playground">Playground</a><a href="/dashboard/requests">Requests</a><a href="/dashboard/jobs">Jobs</a><a href="/docs">API docs</a>${
         frame.user.operator ? html`<a href="/dashboard/admin" id="nav-admin">Admin</a>` : ''
       }
         <span class="muted">${frame.user.email}</span>

@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { keySigningSecret } from '../accounts/signing-secret.js';
 import { dayOf, periodOf } from '../usage/period.js';
 import type { AccountServices } from '../accounts/services.js';
+import type { JobStore } from '../jobs/job-store.js';
 import type { DayUsage } from '../usage/usage-store.js';
 import { assetRoutes } from './static-assets.js';
 import { sendPage, signedIn } from './forms.js';
+import { JOBS_SHOWN, jobsPage } from './pages/jobs-page.js';
 import { overviewPage } from './pages/overview-page.js';
 import { playgroundPage } from './pages/playground-page.js';
 import { bundlePage, requestsPage } from './pages/requests-page.js';
@@ -21,11 +23,11 @@ export function fillDays(from: string, to: string, known: DayUsage[]): DayUsage[
 }
 
 /**
- * The overview, the playground, recent requests with their debug bundles, and the static assets.
- * `signingMaster` (SHUTTER_SIGNING_SECRET) lets the playground's signed-link builder sign with each
- * active key's signing secret.
+ * The overview, the playground, recent requests with their debug bundles, recent async jobs, and
+ * the static assets. `signingMaster` (SHUTTER_SIGNING_SECRET) lets the playground's signed-link
+ * builder sign with each active key's signing secret; `jobs` is absent where the server takes no jobs.
  */
-export function pageRoutes(app: FastifyInstance, services: AccountServices, signingMaster?: Buffer): void {
+export function pageRoutes(app: FastifyInstance, services: AccountServices, signingMaster?: Buffer, jobs?: JobStore): void {
   app.get('/', async (request, reply) => {
     const user = await signedIn(request, reply, services);
     if (!user) return reply;
@@ -88,6 +90,20 @@ export function pageRoutes(app: FastifyInstance, services: AccountServices, sign
     const bundle = await services.requests.bundle(user.account.id, id);
     if (bundle === undefined) return reply.code(404).type('text/plain; charset=utf-8').send('no debug bundle for this request');
     return sendPage(reply, 200, bundlePage(visitor, id, bundle));
+  });
+
+  app.get('/jobs', async (request, reply) => {
+    const user = await signedIn(request, reply, services);
+    if (!user) return reply;
+    const recent = jobs ? await jobs.recent(user.account.id, JOBS_SHOWN) : [];
+    const view = {
+      account: user.account,
+      csrf: user.session.csrf,
+      origin: `${request.protocol}://${request.host}`,
+      now: new Date(),
+      enabled: jobs !== undefined,
+    };
+    return sendPage(reply, 200, jobsPage(view, recent));
   });
 
   assetRoutes(app);

@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { AccountServices } from '../accounts/services.js';
+import type { JobStore } from '../jobs/job-store.js';
 import { adminRoutes } from './admin-routes.js';
 import { authRoutes } from './auth-routes.js';
 import { keyRoutes } from './key-routes.js';
@@ -21,8 +22,16 @@ const CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-/** The dashboard under /dashboard: server-rendered pages, session cookies, CSRF tokens on every form. */
-export async function dashboardRoutes(app: FastifyInstance, services: AccountServices, signingMaster?: Buffer): Promise<void> {
+/**
+ * The dashboard under /dashboard: server-rendered pages, session cookies, CSRF tokens on every form.
+ * `jobs` (the async jobs' records) feeds the Jobs page; absent, it says the server takes no jobs.
+ */
+export async function dashboardRoutes(
+  app: FastifyInstance,
+  services: AccountServices,
+  signingMaster?: Buffer,
+  jobs?: JobStore,
+): Promise<void> {
   await app.register(
     async (scope) => {
       await scope.register(cookie);
@@ -34,7 +43,7 @@ export async function dashboardRoutes(app: FastifyInstance, services: AccountSer
         if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
         return payload;
       });
-      pageRoutes(scope, services, signingMaster);
+      pageRoutes(scope, services, signingMaster, jobs);
       authRoutes(scope, services);
       keyRoutes(scope, services, signingMaster);
       adminRoutes(scope, services);

@@ -129,6 +129,6 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   docsRoutes(app);
   deviceRoutes(app);
   fileRoutes(app, deps);
-  await dashboardRoutes(app, deps.accounts, deps.signingSecret);
+  await dashboardRoutes(app, deps.accounts, deps.signingSecret, deps.jobs?.store);
   return app;
 }
