@@ -1,7 +1,7 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, watchedPage } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/accounts/password.js';
-import { findChromium } from '../../src/capture/chromium-path.js';
 import { buildTestApp, type TestApp } from '../helpers/stub-engine.js';
 
 /**
@@ -17,7 +17,7 @@ let base: string;
 beforeAll(async () => {
   t = await buildTestApp();
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: findChromium(process.env.SHUTTER_CHROMIUM_PATH), args: ['--no-sandbox'] });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
@@ -46,13 +46,7 @@ describe('operator admin in a browser', () => {
     const status = () => fetch(`${base}/v1/status`, { headers: { apikey: issued.value.key } });
     expect((await status()).status).toBe(200);
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    const { context, page, problems } = await watchedPage(browser);
 
     await page.goto(`${base}/dashboard/login`);
     await page.fill('#email', 'root@example.com');

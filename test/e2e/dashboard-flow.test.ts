@@ -1,7 +1,7 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, watchedPage, signUp } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySigningSecret } from '../../src/accounts/signing-secret.js';
-import { findChromium } from '../../src/capture/chromium-path.js';
 import { signQuery } from '../../src/http/signed-link.js';
 import { parameterForms } from '../../src/options/parameter-forms.js';
 import { startFixtureServer, stopFixtureServer } from '../helpers/fixture-server.js';
@@ -20,7 +20,7 @@ let base: string;
 beforeAll(async () => {
   t = await buildTestApp();
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: findChromium(process.env.SHUTTER_CHROMIUM_PATH), args: ['--no-sandbox'] });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
@@ -31,20 +31,11 @@ afterAll(async () => {
 
 describe('dashboard in a browser', () => {
   it('signs up, creates a key, captures with it in the playground, and shows the usage', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    const { context, page, problems } = await watchedPage(browser);
 
     await page.goto(`${base}/dashboard`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
-    await page.click('text=Sign up');
-    await page.fill('#email', 'browser@example.com');
-    await page.fill('#password', 'a password for the browser');
-    await Promise.all([page.waitForURL('**/dashboard/keys?welcome'), page.click('button:has-text("Create account")')]);
+    await signUp(page, 'browser@example.com', 'a password for the browser');
     expect(await page.textContent('.notice')).toContain('Welcome!');
 
     await page.fill('#key-name', 'from-the-browser');

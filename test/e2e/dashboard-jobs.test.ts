@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page, type Response } from 'playwright-core';
+import type { Browser, Page, Response } from 'playwright-core';
+import { launchBrowser, signUp, watchedPage } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findChromium } from '../../src/capture/chromium-path.js';
 import { staticResolver } from '../../src/egress/resolver.js';
 import { startService, type Service } from './harness.js';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   // https: that job fails fast and the same way everywhere, online or not.
   service = await startService({ store: true, resolve: staticResolver({ 'example.com': '127.0.0.1' }) });
   base = await service.app.listen({ port: 0, host: '127.0.0.1' });
-  browser = await chromium.launch({ executablePath: findChromium(process.env.SHUTTER_CHROMIUM_PATH), args: ['--no-sandbox'] });
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
@@ -44,20 +44,11 @@ async function untilEnded(page: Page, id: string, timeoutMs = 30_000): Promise<s
 
 describe('Jobs page in a browser', () => {
   it('shows a queued job succeed, with a result link that opens the PNG; the empty page’s curl command queues a job as written', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    const { context, page, problems } = await watchedPage(browser);
 
     await page.goto(`${base}/dashboard/jobs`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/login');
-    await page.click('text=Sign up');
-    await page.fill('#email', 'jobs@example.com');
-    await page.fill('#password', 'a password for the jobs page');
-    await Promise.all([page.waitForURL('**/dashboard/keys?welcome'), page.click('button:has-text("Create account")')]);
+    await signUp(page, 'jobs@example.com', 'a password for the jobs page');
     await page.fill('#key-name', 'jobs');
     await page.click('button:has-text("Create key")');
     const key = (await page.textContent('#new-key'))!.trim();
