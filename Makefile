@@ -1,7 +1,7 @@
 # The two quick-start commands: `make start` and `make test`. Both install what is missing first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := start
-.PHONY: start test deps system-deps node-deps build lint format format-check imports typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
+.PHONY: start test test-node deps system-deps node-deps build lint format format-check imports typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
 
 NODE_STAMP := node_modules/.shutter-installed
 
@@ -14,6 +14,14 @@ test: deps build format-check lint imports typecheck
 	node scripts/run-tests.mjs
 	python3 -m unittest discover -s clients/python/tests
 	@$(MAKE) --no-print-directory bench-smoke-ci
+
+# The suite on another Node.js major, e.g. `make test-node NODE=24` (README, "Supported runtimes"): the
+# runtime from the npm registry, a copy of the tree with its own node_modules under .cache/node-<major>/.
+# TESTS narrows it (vitest paths or filters), e.g. TESTS=test/unit; NODE_HEADERS=24.18.1 builds
+# better-sqlite3 against those headers (why: scripts/test-node.sh).
+NODE ?= 24
+test-node:
+	NODE_HEADERS=$(NODE_HEADERS) bash scripts/test-node.sh $(NODE) $(TESTS)
 
 deps: system-deps node-deps
 

@@ -260,12 +260,12 @@ export class JobStore {
     return rows.map(toJob);
   }
 
-  /** Jobs queued or running, all accounts (the queue-depth gauge). */
+  /** Jobs waiting to run, all accounts (shutter_jobs_queued, which the worker HPA scales on). */
   async backlog(): Promise<number> {
     const row = await this.db.kysely
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', 'in', ['queued', 'running'])
+      .where('status', '=', 'queued')
       .executeTakeFirstOrThrow();
     return Number(row.n);
   }
