@@ -164,6 +164,9 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
         if ((parts.runJobs ?? jobConcurrency > 0) && jobConcurrency > 0) {
           // Webhook deliveries wait on the network, not the browser: more of them than captures.
           jobs.queue.work(runner.handlers, { capture: jobConcurrency, webhook: Math.max(4, jobConcurrency * 2) });
+          const rescue = setInterval(() => void runner.requeueStranded().catch(() => undefined), 60_000);
+          rescue.unref();
+          opened.push({ close: async () => clearInterval(rescue) });
         }
       },
       close() {

@@ -19,6 +19,11 @@ export async function openPostgres(url: string, options: { schema?: string | und
     max: 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  // An idle client whose server went away (a restart, a failover) emits 'error' on the pool; unheard,
+  // that would end the process. The pool drops the client and the next query connects afresh.
+  pool.on('error', (error) => {
+    process.emitWarning(`Postgres connection lost: ${error.message}`, { code: 'SHUTTER_POSTGRES' });
+  });
   const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   const db: Db = {

@@ -59,8 +59,9 @@ export class BullmqTaskQueue implements TaskQueue {
             ...(task.delayMs ? { delay: task.delayMs } : {}),
             attempts: MAX_TASK_FAILURES,
             backoff: { type: 'fixed', delay: RETRY_PAUSE_MS },
+            // Gone once done or given up (logged), so that the same id can be queued again (job-runner.ts requeueStranded).
             removeOnComplete: true,
-            removeOnFail: { age: 7 * 86_400 },
+            removeOnFail: true,
           },
         })),
       );

@@ -121,6 +121,19 @@ export class JobRunner {
     if (job.webhookUrl) await this.queueWebhook(job, 1, 0);
   }
 
+  /**
+   * Gives a task again to jobs that wait without one: a Redis that lost its data, a task dropped
+   * after failing too often, a run whose worker vanished unnoticed. Adding a task that is still
+   * queued adds nothing (same id), so a job that is merely waiting its turn is not doubled.
+   */
+  async requeueStranded(now = new Date()): Promise<number> {
+    const stranded = await this.deps.jobs.stranded(now, { queuedMs: 2 * 60_000, runningMs: 15 * 60_000, limit: 200 });
+    await this.deps.queue.add(
+      stranded.map((job) => ({ id: `capture.${job.id}`, kind: 'capture' as const, jobId: job.id, lane: job.lane })),
+    );
+    return stranded.length;
+  }
+
   /** Fails the job (if this run still owns it), gives its quota unit back and queues its webhook. */
   private async end(job: Job, token: string, held: Reservation | undefined, error: JobError): Promise<boolean> {
     if (!(await this.deps.jobs.fail(job.id, token, error, new Date()))) return false;

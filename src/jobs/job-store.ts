@@ -323,6 +323,25 @@ export class JobStore {
     return Number(updated.numUpdatedRows) === 1;
   }
 
+  /**
+   * Jobs that may have lost their task: queued for longer than `queuedMs`, or running for longer than
+   * `runningMs` (past any capture's timeout); the oldest first, at most `limit`.
+   */
+  async stranded(now: Date, input: { queuedMs: number; runningMs: number; limit: number }): Promise<Array<{ id: string; lane: number }>> {
+    return this.db.kysely
+      .selectFrom('jobs')
+      .select(['id', 'lane'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'queued'), eb('created_at', '<', new Date(now.getTime() - input.queuedMs).toISOString())]),
+          eb.and([eb('status', '=', 'running'), eb('started_at', '<', new Date(now.getTime() - input.runningMs).toISOString())]),
+        ]),
+      )
+      .orderBy('created_at')
+      .limit(input.limit)
+      .execute();
+  }
+
   /** Deletes jobs that ended more than JOB_KEEP_DAYS ago and expired Idempotency-Keys; returns how many jobs went. */
   async sweep(now: Date): Promise<number> {
     const before = new Date(now.getTime() - JOB_KEEP_DAYS * 86_400_000).toISOString();

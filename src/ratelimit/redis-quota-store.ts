@@ -72,7 +72,10 @@ export function redisQuotaStore(redis: RedisHandle, db: Db): QuotaStore {
         await recordCapture(trx, { keyId: reservation.keyId, accountId: reservation.accountId, period: reservation.period, at: now });
         return true;
       });
-      if (claimed) await redis.client.eval(COMMIT, 2, ...keysOf(reservation.accountId, reservation.period), reservation.id);
+      // The database holds the charge now; Redis only mirrors it. Should Redis fail here, its held unit
+      // lapses on its own, and the job still counts as charged (its webhook and answer must not be lost).
+      if (claimed)
+        await redis.client.eval(COMMIT, 2, ...keysOf(reservation.accountId, reservation.period), reservation.id).catch(() => undefined);
       return claimed;
     },
 

@@ -155,3 +155,51 @@ describe.each(BACKENDS)('job runner on %s', (backend) => {
     expect(await used()).toBe(1);
   });
 });
+
+describe('stranded jobs', () => {
+  it('a queued job whose task was lost (Redis lost its data, a task dropped) gets a task again after 2 minutes; a fresh one does not', async () => {
+    const place = await testPlace('sqlite');
+    const services = await place.open();
+    try {
+      const jobs = new JobStore(services.db);
+      const queue = new RecordingQueue();
+      const account = await services.accounts.create({ email: 'stranded@example.com', plan: 'basic' });
+      if (!account.ok) throw new Error(account.message);
+      const { record } = await services.keys.create({ name: 'k', accountId: account.value.id });
+      const caller: Caller = { key: record, account: account.value, plan: services.plans.resolve('basic') };
+      const intake = new JobIntake({ jobs, queue, meter: services.meter, checkTarget: async () => undefined });
+      const params = { html: '<p>x</p>', async: true };
+      const id = await intake.accept({
+        caller,
+        requestId: 'r',
+        baseUrl: 'http://localhost',
+        entries: [{ params, options: parseTakeOptions(params, { countries: [] }) }],
+        body: params,
+        idempotencyKey: undefined,
+        answer: (ids) => ids[0]!,
+      });
+      queue.tasks.length = 0; // the task is lost
+      const runner = new JobRunner({
+        jobs,
+        quota: services.limits.quota,
+        queue,
+        engine: new StubEngine(),
+        store: files,
+        parse: { countries: [] },
+        guard: async () => ({ ok: true, addresses: ['93.184.215.14'] }),
+        signingSecret: Buffer.from('s'),
+        webhookRetryMs: 10,
+        version: 'test',
+        logger: pino({ level: 'silent' }),
+      });
+      expect(await runner.requeueStranded(new Date(Date.now() + 60_000))).toBe(0);
+      expect(await runner.requeueStranded(new Date(Date.now() + 3 * 60_000))).toBe(1);
+      expect(queue.tasks).toEqual([{ id: `capture.${id}`, kind: 'capture', jobId: id, lane: 0 }]);
+      await runner.capture(id);
+      expect((await jobs.get(id))?.status).toBe('succeeded');
+      expect(await runner.requeueStranded(new Date(Date.now() + 3 * 60_000))).toBe(0);
+    } finally {
+      await place.cleanup();
+    }
+  });
+});
