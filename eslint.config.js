@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'clients/*/dist/', 'node_modules/', 'data/', 'coverage/', 'bench/results/', '.cache/'] },
+  { ignores: ['dist/', 'clients/*/dist/', 'node_modules/', 'data/', 'coverage/', 'bench/results/', '.cache/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: { ...globals.node } } },
