@@ -59,8 +59,10 @@ docs: build
 	node dist/src/options/write-docs.js
 
 # The benchmark suite (docs/performance.md, "How to run the benchmark"): Shutter against a warm
-# Playwright floor, a launch-per-request service and capture-website. Options: BENCH_* variables,
-# e.g. `BENCH_LONG=1 make bench`. Takes ~40 min on 2 cores with the real-page scenarios (+~12 with BENCH_LONG=1); bench-smoke ~1–2 min.
+# Playwright floor, a bare-CDP bound, a launch-per-request service and capture-website, the engines
+# taking turns round by round within each scenario. Options: BENCH_* variables, e.g. `BENCH_LONG=1 make bench`.
+# Writes bench/results/bench-latest.md (the report) and .svg (its chart), plus dated copies. Takes
+# ~45 min on 2 cores with the real-page scenarios (+~12 with BENCH_LONG=1); bench-smoke ~1–2 min.
 bench: deps build bench-deps
 	node dist/bench/run.js
 

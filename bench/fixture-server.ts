@@ -7,6 +7,10 @@
  * Real pages (issue 23): `/article-hang.html` is article.html with one tracking pixel on this
  * server, `/hang/…`, put where its `<!-- bench:hang -->` marker is. A `/hang/…` request is accepted
  * and never answered; the held requests are destroyed when the server stops, so it always can.
+ *
+ * Full pages (issue 21): `/tall-<px>.html` is a page exactly that many CSS px tall, made of 500 px
+ * sections of the same kind (heading, text, a row of tinted boxes), so a full-page capture's time
+ * and bytes can be fitted against its height.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
@@ -68,6 +72,39 @@ const figure = (i: number) => {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="240" viewBox="0 0 640 240"><rect width="640" height="240" fill="#f8fafc"/>${bars}<line x1="30" y1="210" x2="620" y2="210" stroke="#334155"/></svg>`;
 };
 
+/** Height of one section of a tall page, CSS px. */
+const TALL_SECTION = 500;
+
+/** A page `height` CSS px tall: sections of the same kind (text and tinted boxes), then filler to the exact height. */
+function tallPage(height: number): string {
+  const sections = Math.floor(height / TALL_SECTION);
+  const rest = height - sections * TALL_SECTION;
+  const body = Array.from({ length: sections }, (_, i) => {
+    const hue = (i * 29) % 360;
+    const boxes = Array.from(
+      { length: 4 },
+      (_, k) =>
+        `<div class="box" style="background:hsl(${(hue + k * 40) % 360} 55% 88%)"><b>Item ${i * 4 + k + 1}</b><span>${k + 2} min read</span></div>`,
+    ).join('');
+    return (
+      `<section><h2>Section ${i + 1}: notes on capture number ${i + 1}</h2>` +
+      `<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit ${i}. Integer nec odio. Praesent libero. Sed cursus ante dapibus diam. ` +
+      'Sed nisi. Nulla quis sem at nibh elementum imperdiet. Duis sagittis ipsum. Praesent mauris. Fusce nec tellus sed augue semper porta. ' +
+      'Mauris massa. Vestibulum lacinia arcu eget nulla. Class aptent taciti sociosqu ad litora torquent per conubia nostra.</p>' +
+      `<div class="row">${boxes}</div></section>`
+    );
+  }).join('');
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Tall page, ${height} px</title><style>` +
+    'html,body{margin:0;padding:0}body{font-family:"Liberation Sans",Arial,sans-serif;color:#1f2933;background:#f5f7fa}' +
+    `section{height:${TALL_SECTION}px;box-sizing:border-box;padding:32px 64px;overflow:hidden;border-bottom:1px solid #d9e2ec}` +
+    'h2{margin:0 0 12px;font-size:28px}p{margin:0 0 20px;font-size:16px;line-height:1.6;color:#52606d;max-width:1000px}' +
+    '.row{display:grid;grid-template-columns:repeat(4,1fr);gap:20px}.box{height:180px;border-radius:10px;padding:16px;box-sizing:border-box;' +
+    'box-shadow:0 2px 8px rgba(0,0,0,.08);display:flex;flex-direction:column;justify-content:space-between}.box span{font-size:13px;color:#52606d}' +
+    `.rest{height:${rest}px}</style></head><body>${body}${rest ? '<div class="rest"></div>' : ''}</body></html>`
+  );
+}
+
 async function main() {
   const port = Number(process.env.BENCH_PORT);
   if (!Number.isInteger(port) || port <= 0) throw new Error('BENCH_PORT must be set');
@@ -117,6 +154,10 @@ async function main() {
       );
       res.once('close', () => clearTimeout(timer));
       return;
+    }
+    const tall = /^\/tall-(\d{3,6})\.html$/.exec(path);
+    if (tall && Number(tall[1]) <= 200_000) {
+      return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(tallPage(Number(tall[1])));
     }
     const page = files.get(path);
     if (page) return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(page);

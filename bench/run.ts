@@ -1,21 +1,25 @@
 /**
  * The benchmark suite: Shutter against three baselines on a local fixture site, every engine an
  * HTTP server in its own process. Run with `make bench` (or `make bench-smoke`); options are BENCH_*
- * environment variables (docs/performance.md, "How to run the benchmark"). Prints Markdown, writes
- * bench/results/*.json and, for a full run, the results section of docs/performance.md.
+ * environment variables (docs/performance.md, "How to run the benchmark"). Within a scenario the
+ * engines take turns round by round (bench/lib/rounds.ts). Prints Markdown, writes
+ * bench/results/bench-<date>.json, the report bench/results/bench-<date>.md with its chart (.svg),
+ * both also as bench-latest.*, and, for a full run, the results section of docs/performance.md.
  */
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findChromium } from '../src/capture/chromium-path.js';
 import { ShutterSetup, engineSpec, type EngineContext, type EngineSpec } from './lib/engines.js';
-import { runLoad, send, type RequestSpec } from './lib/load.js';
+import { mergeLoads, runLoad, send, type LoadResult, type RequestSpec } from './lib/load.js';
 import { describeMachine, finishMachine } from './lib/machine.js';
 import { readOptions, type BenchOptions, type EngineId } from './lib/options.js';
 import { Child, freePort, killEverything } from './lib/processes.js';
 import { sampleTree, TreeSampler } from './lib/proc-tree.js';
-import { renderMarkdown, writeDocsSection, writeJson } from './lib/report.js';
-import type { ColdStarts, LongRun, ResolverDelta, RunReport, ScenarioResult } from './lib/results.js';
+import { renderMarkdown, writeDocsSection, writeJson, writeReport } from './lib/report.js';
+import type { ColdStarts, LongRun, ResolverDelta, RoundFigure, RunReport, ScenarioResult } from './lib/results.js';
+import { planBlocks, roundOrder, type BlockPlan } from './lib/rounds.js';
 import {
   COLD_START_SCENARIO,
   LONG_RUN_CONCURRENCY,
@@ -36,6 +40,22 @@ interface RunningEngine {
   spec: EngineSpec;
   child: Child;
   base: string;
+}
+
+/** One engine's part of a scenario while it runs: its plan, its blocks so far and its tree's peaks. */
+interface EngineRun {
+  engine: RunningEngine;
+  spec: RequestSpec;
+  warmSpec: RequestSpec;
+  plan: BlockPlan;
+  warm?: LoadResult;
+  loads: LoadResult[];
+  rounds: RoundFigure[];
+  peakRssKb: number;
+  peakPssKb: number;
+  peakProcesses: number;
+  cpuSeconds: number;
+  resolverBefore: Record<string, number> | null;
 }
 
 class Bench {
@@ -112,30 +132,81 @@ class Bench {
     throw new Error(`${id}: ${reason}\n${child.tail()}`);
   }
 
-  /** Warm-up, then the measured phase with the tree sampled throughout. */
-  async measure(engine: RunningEngine, scenario: Scenario): Promise<ScenarioResult> {
+  /**
+   * One scenario on its engines, interleaved: every engine's warm-up, then round by round one block
+   * of measured requests per engine, the order rotating each round (A B, B A, …; bench/lib/rounds.ts),
+   * each block with the engine's process tree sampled throughout.
+   */
+  async measure(engines: RunningEngine[], scenario: Scenario): Promise<ScenarioResult[]> {
     const { options } = this;
-    const spec = this.request(engine, scenario);
-    const warmSpec = scenario.warmupPage ? this.request(engine, scenario, scenario.warmupPage) : spec;
     const c = scenario.concurrency;
-    const budget = () => Math.min(this.deadline, performance.now() + options.scenarioTimeoutMs);
+    // BENCH_SCENARIO_TIMEOUT_S per engine, as when the engines ran one after another.
+    const end = Math.min(this.deadline, performance.now() + options.scenarioTimeoutMs * Math.max(1, engines.length));
     const common = { requestTimeoutMs: Math.max(options.requestTimeoutMs, (scenario.minRequestTimeoutS ?? 0) * 1000) };
-    // A per-request-launch baseline starts a new browser each time: one request warms Node, the cold probe did that in a smoke run.
-    const warmTotal = engine.spec.slow ? (options.smoke ? 0 : 1) : Math.max(options.warmup, options.warmup ? c : 0);
-    const warm = warmTotal
-      ? await runLoad(() => warmSpec, { ...common, total: warmTotal, concurrency: Math.min(c, warmTotal), deadline: budget() })
-      : undefined;
-    const resolverBefore = scenario.realPage ? await this.resolverStats(engine) : null;
-    const sampler = new TreeSampler(engine.child.pid, options.sampleMs, engine.child.seen);
-    sampler.start();
-    const load = await runLoad(() => spec, {
-      ...common,
-      total: roundsFor(scenario, engine.spec.slow ? options.slowRounds : options.rounds, options.smoke),
-      concurrency: c,
-      deadline: budget(),
+    const states: EngineRun[] = engines.map((engine) => {
+      const spec = this.request(engine, scenario);
+      const total = roundsFor(scenario, engine.spec.slow ? options.slowRounds : options.rounds, options.smoke);
+      return {
+        engine,
+        spec,
+        warmSpec: scenario.warmupPage ? this.request(engine, scenario, scenario.warmupPage) : spec,
+        plan: planBlocks(total, c, options.blocks),
+        loads: [],
+        rounds: [],
+        peakRssKb: 0,
+        peakPssKb: 0,
+        peakProcesses: 0,
+        cpuSeconds: 0,
+        resolverBefore: null,
+      };
     });
-    const memory = sampler.stop();
-    const resolverAfter = scenario.realPage ? await this.resolverStats(engine) : null;
+    for (const s of states) {
+      // A per-request-launch baseline starts a new browser each time: one request warms Node, the cold probe did that in a smoke run.
+      const usual = s.engine.spec.slow ? (options.smoke ? 0 : 1) : Math.max(options.warmup, options.warmup ? c : 0);
+      const warmTotal = Math.max(usual, scenario.minWarmup ?? 0);
+      if (warmTotal) {
+        s.warm = await runLoad(() => s.warmSpec, { ...common, total: warmTotal, concurrency: Math.min(c, warmTotal), deadline: end });
+      }
+    }
+    for (const s of states) if (scenario.realPage) s.resolverBefore = await this.resolverStats(s.engine);
+    const loadAvg = round(loadavg()[0]!);
+    const lastRound = Math.max(0, ...states.map((s) => s.plan.rounds.at(-1) ?? 0));
+    for (let r = 0; r <= lastRound && performance.now() < end; r++) {
+      for (const s of roundOrder(states, r)) {
+        if (!s.plan.rounds.includes(r) || performance.now() >= end) continue;
+        const sampler = new TreeSampler(s.engine.child.pid, options.sampleMs, s.engine.child.seen);
+        sampler.start();
+        const load = await runLoad(() => s.spec, { ...common, total: s.plan.size, concurrency: c, deadline: end });
+        const memory = sampler.stop();
+        s.peakRssKb = Math.max(s.peakRssKb, memory.peakRssKb);
+        s.peakPssKb = Math.max(s.peakPssKb, memory.peakPssKb);
+        s.peakProcesses = Math.max(s.peakProcesses, memory.peakProcesses);
+        s.cpuSeconds += memory.cpuSeconds;
+        s.loads.push(load);
+        if (load.ok + load.errors + load.toleratedLatencies.length > 0) {
+          s.rounds.push({
+            round: r,
+            ok: load.ok,
+            errors: load.errors,
+            p50: round(percentile(load.latencies, 0.5)),
+            throughput: load.wallMs > 0 ? Math.round((load.ok / load.wallMs) * 1000 * 100) / 100 : 0,
+            medianBytes: Math.round(percentile(load.bytes, 0.5)) || 0,
+          });
+        }
+      }
+    }
+    const results: ScenarioResult[] = [];
+    for (const s of states) {
+      const resolverAfter = scenario.realPage ? await this.resolverStats(s.engine) : null;
+      results.push(this.summarise(s, scenario, loadAvg, resolverAfter));
+    }
+    return results;
+  }
+
+  /** One engine's rounds of a scenario as one result. */
+  private summarise(s: EngineRun, scenario: Scenario, loadAvg: number, resolverAfter: Record<string, number> | null): ScenarioResult {
+    const { engine, warm } = s;
+    const load = mergeLoads(s.loads);
     const phases = Object.keys(load.phases).length
       ? Object.fromEntries(Object.entries(load.phases).map(([k, v]) => [k, round(percentile(v, 0.5))]))
       : undefined;
@@ -143,7 +214,7 @@ class Bench {
       scenario: scenario.id,
       title: scenario.title,
       engine: engine.spec.id,
-      concurrency: c,
+      concurrency: scenario.concurrency,
       ok: load.ok,
       errors: load.errors + (warm?.errors ?? 0),
       errorSamples: [...new Set([...(warm?.errorSamples ?? []), ...load.errorSamples, ...loggedErrors(engine)])].slice(0, 8),
@@ -152,12 +223,12 @@ class Bench {
       p95: round(percentile(load.latencies, 0.95)),
       p99: round(percentile(load.latencies, 0.99)),
       mean: round(mean(load.latencies)),
-      max: round(Math.max(...load.latencies, Number.NaN)),
+      max: load.latencies.length ? round(Math.max(...load.latencies)) : Number.NaN,
       throughput: load.wallMs > 0 ? Math.round((load.ok / load.wallMs) * 1000 * 100) / 100 : 0,
-      peakRssMb: round(memory.peakRssKb / 1024),
-      peakPssMb: round(memory.peakPssKb / 1024),
-      peakProcesses: memory.peakProcesses,
-      cpuMsPerCapture: load.ok ? round((memory.cpuSeconds * 1000) / load.ok) : Number.NaN,
+      peakRssMb: round(s.peakRssKb / 1024),
+      peakPssMb: round(s.peakPssKb / 1024),
+      peakProcesses: s.peakProcesses,
+      cpuMsPerCapture: load.ok ? round((s.cpuSeconds * 1000) / load.ok) : Number.NaN,
       medianBytes: Math.round(percentile(load.bytes, 0.5)) || 0,
       ...(phases ? { phases } : {}),
       requests: load.ok + load.errors + load.toleratedLatencies.length,
@@ -169,7 +240,12 @@ class Bench {
           }
         : {}),
       ...(Object.keys(load.warnings).length ? { warnings: load.warnings } : {}),
-      ...(scenario.realPage && engine.spec.id === 'shutter' ? { resolver: resolverDelta(resolverBefore, resolverAfter) } : {}),
+      ...(scenario.realPage && engine.spec.id === 'shutter' ? { resolver: resolverDelta(s.resolverBefore, resolverAfter) } : {}),
+      rounds: s.rounds,
+      blockSize: s.plan.size,
+      loadAvg,
+      ...(Object.keys(load.cache).length ? { cache: load.cache } : {}),
+      ...(scenario.fullPageHeight ? { fullPageHeight: scenario.fullPageHeight } : {}),
     };
   }
 
@@ -222,42 +298,41 @@ class Bench {
     );
   }
 
-  /** Every selected scenario on every selected engine, scenario by scenario so drift hits all engines alike. */
+  /** Every selected scenario on every selected engine; within a scenario the engines take turns round by round. */
   async runScenarios(scenarios: Scenario[]): Promise<void> {
     const shared = new Map<EngineId, RunningEngine | Error>();
     const maxConcurrency = Math.max(1, ...scenarios.map((s) => s.concurrency));
     try {
       for (const scenario of scenarios) {
-        for (const id of scenario.engines.filter((e) => this.options.engines.includes(e))) {
-          if (performance.now() > this.deadline) {
-            this.problems++;
-            this.skip(scenario, id, 'run time budget (BENCH_MAX_MINUTES) spent');
-            continue;
-          }
-          let engine: RunningEngine;
-          try {
-            if (this.options.fresh) engine = await this.start(id, scenario.concurrency);
-            else {
-              let existing = shared.get(id);
-              if (existing instanceof Error) throw existing;
-              if (!existing || !existing.child.alive) {
-                if (existing) this.problems++; // it died since the last scenario
-                existing = await this.start(id, maxConcurrency).catch((e: Error) => e);
-                shared.set(id, existing);
-                if (existing instanceof Error) throw existing;
-              }
-              engine = existing;
+        const engines: RunningEngine[] = [];
+        try {
+          for (const id of scenario.engines.filter((e) => this.options.engines.includes(e))) {
+            if (performance.now() > this.deadline) {
+              this.problems++;
+              this.skip(scenario, id, 'run time budget (BENCH_MAX_MINUTES) spent');
+              continue;
             }
-          } catch (error) {
-            this.problems++;
-            this.skip(scenario, id, `did not start: ${(error as Error).message}`);
-            continue;
+            try {
+              if (this.options.fresh) engines.push(await this.start(id, scenario.concurrency));
+              else {
+                let existing = shared.get(id);
+                if (existing instanceof Error) throw existing;
+                if (!existing || !existing.child.alive) {
+                  if (existing) this.problems++; // it died since the last scenario
+                  existing = await this.start(id, maxConcurrency).catch((e: Error) => e);
+                  shared.set(id, existing);
+                  if (existing instanceof Error) throw existing;
+                }
+                engines.push(existing);
+              }
+            } catch (error) {
+              this.problems++;
+              this.skip(scenario, id, `did not start: ${(error as Error).message}`);
+            }
           }
-          try {
-            this.record(await this.measure(engine, scenario));
-          } finally {
-            if (this.options.fresh) await engine.child.stop();
-          }
+          if (engines.length) for (const result of await this.measure(engines, scenario)) this.record(result);
+        } finally {
+          if (this.options.fresh) for (const engine of engines) await engine.child.stop();
         }
       }
     } finally {
@@ -332,13 +407,18 @@ function resolverDelta(before: Record<string, number> | null, after: Record<stri
   return { before, after, delta };
 }
 
-/** The engine's own error log lines (pino level 50/60), which say what an HTTP 500 hides. */
+/**
+ * The engine's own error log lines (pino level 50/60), which say what an HTTP 500 hides; and when
+ * the engine is gone, how it ended and its last lines (a crash's stack), which ECONNREFUSED hides.
+ */
 function loggedErrors(engine: RunningEngine): string[] {
-  return engine.child
-    .tail(60)
-    .split('\n')
-    .filter((line) => /"level":(50|60)/.test(line))
-    .slice(-3);
+  const { child } = engine;
+  const lines = child.tail(60).split('\n');
+  const logged = lines.filter((line) => /"level":(50|60)/.test(line)).slice(-3);
+  if (child.alive) return logged;
+  const how = child.exitSignal ? `signal ${child.exitSignal}` : `code ${child.exitCode}`;
+  const last = lines.filter((line) => line.trim() && !/"level":(50|60)/.test(line)).slice(-4);
+  return [...logged, `${engine.spec.id} exited during the scenario (${how})${last.length ? `: ${last.join(' / ')}` : ''}`];
 }
 
 async function waitForFixtures(base: string, child: Child): Promise<void> {
@@ -356,7 +436,7 @@ async function waitForFixtures(base: string, child: Child): Promise<void> {
 
 function commandLine(options: BenchOptions): string {
   const vars = Object.entries(process.env)
-    .filter(([k, v]) => k.startsWith('BENCH_') && k !== 'BENCH_SMOKE' && v)
+    .filter(([k, v]) => k.startsWith('BENCH_') && k !== 'BENCH_SMOKE' && k !== 'BENCH_NOTE' && v)
     .map(([k, v]) => `${k}=${v}`);
   return [...vars, options.smoke ? 'make bench-smoke' : 'make bench'].join(' ');
 }
@@ -402,6 +482,8 @@ async function main(): Promise<number> {
     finishMachine(machine);
     const partial = {
       date,
+      command: commandLine(options),
+      ...(process.env.BENCH_NOTE ? { note: process.env.BENCH_NOTE } : {}),
       smoke: options.smoke,
       options,
       machine,
@@ -412,10 +494,14 @@ async function main(): Promise<number> {
       problems: bench.problems,
     };
     const report: RunReport = { ...partial, targets: evaluateTargets(partial) };
-    const markdown = renderMarkdown(report, commandLine(options));
+    const markdown = renderMarkdown(report, partial.command);
     console.log(`\n${markdown}\n`);
-    const json = writeJson(join(ROOT, 'bench/results'), options.smoke ? 'smoke' : 'bench', report);
+    const name = options.smoke ? 'smoke' : 'bench';
+    const json = writeJson(join(ROOT, 'bench/results'), name, report);
     console.log(`JSON: ${json}`);
+    // A smoke run's report is only its latest (git-ignored); a measured run keeps a dated copy too.
+    const files = writeReport(join(ROOT, 'bench/results'), name, report, markdown, !options.smoke);
+    console.log(`Report: ${files.filter((f) => f.endsWith('.md')).join(', ')} (chart: .svg beside it)`);
     if (options.writeDocs) {
       writeDocsSection(join(ROOT, 'docs/performance.md'), markdown);
       console.log('Results written to docs/performance.md.');

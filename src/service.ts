@@ -57,6 +57,8 @@ export interface ServiceParts extends EngineOverrides {
   role?: 'all' | 'worker';
   /** Whether this process runs queued jobs once started (default: SHUTTER_JOB_CONCURRENCY > 0). */
   runJobs?: boolean;
+  /** Launch the browser at once, while the database opens and the app is built (`serve`), not at start(). */
+  launchEarly?: boolean;
   version?: string;
 }
 
@@ -90,6 +92,9 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
   // One resolver for the engine's egress guard and webhook deliveries (the same rules, the same cache).
   const resolve = parts.resolve ?? createConfiguredResolver(config);
   const engine = instrumentEngine(parts.engine ?? createEngine(config, logger, { resolve, adblock }), metrics);
+  // Chromium starts up in its own process, so the rest of the start-up need not wait for it; start() reports a failure.
+  const launching = parts.launchEarly ? engine.start?.() : undefined;
+  launching?.catch(() => undefined);
   const role = parts.role ?? config.SHUTTER_ROLE;
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
@@ -160,7 +165,7 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       async start() {
         // Parsing the lists blocks the event loop ~1 s once: start it now, not on the first block_ads capture.
         if (parts.adblock === undefined) adblock?.start();
-        await engine.start?.();
+        await (launching ?? engine.start?.());
         if ((parts.runJobs ?? jobConcurrency > 0) && jobConcurrency > 0) {
           // Webhook deliveries wait on the network, not the browser: more of them than captures.
           jobs.queue.work(runner.handlers, { capture: jobConcurrency, webhook: Math.max(4, jobConcurrency * 2) });

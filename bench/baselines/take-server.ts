@@ -17,7 +17,14 @@ export interface BaselineRequest {
   quality: number;
   width: number;
   height: number;
+  /** Capture only the first element this CSS selector matches. */
+  selector?: string;
+  /** Resize the image to this width, keeping the aspect ratio. */
+  imageWidth?: number;
 }
+
+/** Parameters only some baselines do; one that does not say so answers them with a 400. */
+export type BaselineExtra = 'selector' | 'image_width';
 
 /** A capture with headers to send along, e.g. `x-bench-warning: load_timeout`. */
 export interface BaselineAnswer {
@@ -29,6 +36,8 @@ export interface BaselineServer {
   capture(request: BaselineRequest): Promise<Buffer | BaselineAnswer>;
   /** The formats it does (default png, jpg, pdf); others are a 400. */
   formats?: readonly BaselineFormat[];
+  /** The parameters beyond the common ones it does (default none). */
+  extras?: readonly BaselineExtra[];
   /** Called once before listening (e.g. the floor launches its warm browser here). */
   start?(): Promise<void>;
   /** Called on SIGTERM/SIGINT before the process exits: close browsers. */
@@ -45,14 +54,18 @@ const DEFAULT_FORMATS: readonly BaselineFormat[] = ['png', 'jpg', 'pdf'];
 const KNOWN = new Set(['url', 'format', 'full_page', 'quality', 'viewport_width', 'viewport_height']);
 
 /** Parses the query of a take request; a string is the reason for a 400. */
-export function parseTake(rawUrl: string): BaselineRequest | string {
+export function parseTake(rawUrl: string, extras: readonly BaselineExtra[] = []): BaselineRequest | string {
   const query = new URL(rawUrl, 'http://127.0.0.1').searchParams;
-  for (const key of query.keys()) if (!KNOWN.has(key)) return `unsupported parameter ${key}`;
+  for (const key of query.keys())
+    if (!KNOWN.has(key) && !(extras as readonly string[]).includes(key)) return `unsupported parameter ${key}`;
   const url = query.get('url');
   if (!url || !/^https?:\/\//.test(url)) return 'url is required';
   const format = (query.get('format') ?? 'png').replace('jpeg', 'jpg');
   if (format !== 'png' && format !== 'jpg' && format !== 'pdf' && format !== 'markdown') return `unsupported format ${format}`;
   const flag = query.get('full_page');
+  const selector = query.get('selector');
+  const imageWidth = query.get('image_width');
+  if (imageWidth !== null && !/^[1-9]\d{0,3}$/.test(imageWidth)) return 'image_width must be an integer from 1 to 9999';
   return {
     url,
     format,
@@ -60,6 +73,8 @@ export function parseTake(rawUrl: string): BaselineRequest | string {
     quality: Number(query.get('quality') ?? 80),
     width: Number(query.get('viewport_width') ?? 1280),
     height: Number(query.get('viewport_height') ?? 800),
+    ...(selector ? { selector } : {}),
+    ...(imageWidth ? { imageWidth: Number(imageWidth) } : {}),
   };
 }
 
@@ -90,7 +105,7 @@ export async function serveBaseline(server: BaselineServer): Promise<void> {
   await server.start?.();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET' || !req.url?.startsWith('/v1/take')) return res.writeHead(404).end();
-    const request = parseTake(req.url);
+    const request = parseTake(req.url, server.extras);
     if (typeof request === 'string') return res.writeHead(400, { 'content-type': 'text/plain' }).end(request);
     if (!(server.formats ?? DEFAULT_FORMATS).includes(request.format)) {
       return res.writeHead(400, { 'content-type': 'text/plain' }).end(`unsupported format ${request.format}`);

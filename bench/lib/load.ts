@@ -36,6 +36,8 @@ export interface Outcome {
    * baselines' `X-Bench-Warning` (e.g. load_timeout: the floor's goto timed out and it captured anyway).
    */
   warnings?: string[];
+  /** Shutter's `X-Shutter-Cache` (HIT or MISS), when the request asked for the cache. */
+  cache?: string;
 }
 
 /** The outcomes of a load run. */
@@ -53,6 +55,8 @@ export interface LoadResult {
   toleratedSamples: string[];
   /** Successful answers carrying each warning (X-Shutter-Warning / X-Bench-Warning token). */
   warnings: Record<string, number>;
+  /** Successful answers by `X-Shutter-Cache` value (HIT, MISS), when there was one. */
+  cache: Record<string, number>;
   /** From the first request's start to the last answer. */
   wallMs: number;
   phases: Record<string, number[]>;
@@ -118,6 +122,7 @@ export async function send(spec: RequestSpec, timeoutMs: number): Promise<Outcom
     const phases = parseServerTiming(res.headers.get('server-timing'));
     const warnings = parseWarnings(res.headers.get('x-shutter-warning'), res.headers.get('x-bench-warning'));
     const tolerated = res.status !== 200 && (spec.tolerate?.includes(res.status) ?? false);
+    const cache = res.headers.get('x-shutter-cache')?.trim().toUpperCase();
     return {
       ok: !problem,
       ms,
@@ -127,6 +132,7 @@ export async function send(spec: RequestSpec, timeoutMs: number): Promise<Outcom
       ...(problem ? { error: problem } : {}),
       ...(phases ? { phases } : {}),
       ...(warnings ? { warnings } : {}),
+      ...(cache ? { cache } : {}),
     };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
@@ -145,19 +151,7 @@ export interface LoadOptions {
 
 /** Runs `total` requests (request(i) builds the i-th) with `concurrency` in flight, until done or the deadline. */
 export async function runLoad(request: (i: number) => RequestSpec, options: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = {
-    latencies: [],
-    bytes: [],
-    ok: 0,
-    errors: 0,
-    errorSamples: [],
-    tolerated: {},
-    toleratedLatencies: [],
-    toleratedSamples: [],
-    warnings: {},
-    wallMs: 0,
-    phases: {},
-  };
+  const result = emptyLoad();
   let issued = 0;
   const start = performance.now();
   let end = start;
@@ -182,9 +176,56 @@ export async function runLoad(request: (i: number) => RequestSpec, options: Load
       result.bytes.push(outcome.bytes);
       for (const [phase, ms] of Object.entries(outcome.phases ?? {})) (result.phases[phase] ??= []).push(ms);
       for (const warning of new Set(outcome.warnings)) result.warnings[warning] = (result.warnings[warning] ?? 0) + 1;
+      if (outcome.cache) result.cache[outcome.cache] = (result.cache[outcome.cache] ?? 0) + 1;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
   result.wallMs = end - start;
   return result;
+}
+
+/** A load run with nothing in it. */
+export function emptyLoad(): LoadResult {
+  return {
+    latencies: [],
+    bytes: [],
+    ok: 0,
+    errors: 0,
+    errorSamples: [],
+    tolerated: {},
+    toleratedLatencies: [],
+    toleratedSamples: [],
+    warnings: {},
+    cache: {},
+    wallMs: 0,
+    phases: {},
+  };
+}
+
+const addCounts = (into: Record<string, number>, from: Record<string, number>) => {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
+};
+
+/**
+ * Several load runs (the rounds of one engine in one scenario) as one: samples and counts added,
+ * wall time summed, so throughput is successes over the time this engine was measured.
+ */
+export function mergeLoads(loads: readonly LoadResult[]): LoadResult {
+  const all = emptyLoad();
+  for (const l of loads) {
+    all.latencies.push(...l.latencies);
+    all.bytes.push(...l.bytes);
+    all.ok += l.ok;
+    all.errors += l.errors;
+    for (const e of l.errorSamples) if (all.errorSamples.length < 5 && !all.errorSamples.includes(e)) all.errorSamples.push(e);
+    addCounts(all.tolerated, l.tolerated);
+    all.toleratedLatencies.push(...l.toleratedLatencies);
+    for (const t of l.toleratedSamples)
+      if (all.toleratedSamples.length < 3 && !all.toleratedSamples.includes(t)) all.toleratedSamples.push(t);
+    addCounts(all.warnings, l.warnings);
+    addCounts(all.cache, l.cache);
+    all.wallMs += l.wallMs;
+    for (const [phase, values] of Object.entries(l.phases)) (all.phases[phase] ??= []).push(...values);
+  }
+  return all;
 }

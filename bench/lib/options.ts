@@ -12,6 +12,8 @@ export interface BenchOptions {
   slowRounds: number;
   /** Unmeasured requests before each scenario (at least the scenario's concurrency). */
   warmup: number;
+  /** Rounds a scenario's measured requests are cut into; the engines take turns round by round (bench/lib/rounds.ts). */
+  blocks: number;
   /** Scenario ids or id prefixes to run; empty means all. */
   scenarios: string[];
   engines: EngineId[];
@@ -67,6 +69,7 @@ export function readOptions(): BenchOptions {
     rounds: int('BENCH_ROUNDS', smoke ? 2 : 100, 1, 100_000),
     slowRounds: int('BENCH_SLOW_ROUNDS', smoke ? 1 : 24, 1, 100_000),
     warmup: int('BENCH_WARMUP', smoke ? 0 : 5, 0, 1_000),
+    blocks: int('BENCH_BLOCKS', smoke ? 2 : 10, 1, 1_000),
     scenarios,
     engines: engines.length ? (engines as EngineId[]) : [...ENGINE_IDS],
     fresh: flag('BENCH_FRESH', !smoke),

@@ -32,6 +32,8 @@ export class Child {
   readonly startedAt = performance.now();
   private readonly output: string[] = [];
   exitCode: number | null | undefined;
+  /** The signal that ended it, if one did. */
+  exitSignal: NodeJS.Signals | null = null;
   readonly exited: Promise<void>;
   /** pid → start time of every process seen in its tree (a TreeSampler adds to it too). */
   readonly seen = new Map<number, number>();
@@ -63,8 +65,9 @@ export class Child {
     this.proc.stdout?.on('data', keep);
     this.proc.stderr?.on('data', keep);
     this.exited = new Promise((resolve) => {
-      this.proc.once('exit', (code) => {
+      this.proc.once('exit', (code, signal) => {
         this.exitCode = code;
+        this.exitSignal = signal;
         resolve();
       });
     });

@@ -4,15 +4,19 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { renderChart } from './chart.js';
 import { ENGINE_LABELS } from './engines.js';
+import { fullPageFits, type HeightFit } from './fits.js';
+import type { EngineId } from './options.js';
 import type { RunReport, ScenarioResult } from './results.js';
-import { median } from './stats.js';
-import { REAL_PAGE_IDS, REAL_PAGE_MAX_RATIO, lostCount, realPageVerdict } from './targets.js';
+import { ratioSpread } from './rounds.js';
+import { median, type LinearFit, type Spread } from './stats.js';
+import { BOUND_GOAL, REAL_PAGE_IDS, REAL_PAGE_MAX_RATIO, lostCount, realPageVerdict } from './targets.js';
 
 export const START_MARKER = '<!-- bench:results -->';
 export const END_MARKER = '<!-- /bench:results -->';
 
-const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
+const ms = (v: number) => (!Number.isFinite(v) ? '–' : Math.abs(v) < 10 ? v.toFixed(1) : v.toFixed(0));
 const mb = (v: number) => (v > 0 ? v.toFixed(0) : '–');
 const ratio = (a: number, b: number | undefined) =>
   b && Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : '';
@@ -21,13 +25,23 @@ const tolerated = (r: ScenarioResult) =>
     .map(([status, n]) => `${status} ×${n}`)
     .join(', ');
 
-function scenarioRows(report: RunReport): string[] {
-  const floorOf = (r: ScenarioResult) =>
-    report.scenarios.find((f) => f.scenario === r.scenario && f.engine === 'floor' && !f.skipped && f.ok > 0);
+/** `0.61× (0.58–0.64)`: median of the per-round ratios and their IQR (one round: the ratio alone). */
+export const spreadCell = (sp: Spread | undefined) =>
+  !sp ? '' : sp.n < 2 ? `${sp.median.toFixed(2)}×` : `${sp.median.toFixed(2)}× (${sp.q1.toFixed(2)}–${sp.q3.toFixed(2)})`;
+const kib = (bytes: number) => (bytes ? (bytes / 1024).toFixed(0) : '–');
+
+/** The result of `engine` in the same scenario as r, when it measured something. */
+function sibling(report: RunReport, r: ScenarioResult, engine: EngineId): ScenarioResult | undefined {
+  return report.scenarios.find((f) => f.scenario === r.scenario && f.engine === engine && !f.skipped && f.ok > 0);
+}
+
+/** The main table: latency, throughput, size, and per-round ratios against the floor and the bound. */
+function summaryRows(report: RunReport): string[] {
   return report.scenarios.map((r) => {
     const head = `| ${r.scenario} | ${ENGINE_LABELS[r.engine]} | ${r.concurrency}`;
-    if (r.skipped) return `${head} | – | – | skipped: ${r.skipped} | | | | | | | | | |`;
-    const floor = r.engine === 'floor' ? undefined : floorOf(r);
+    if (r.skipped) return `${head} | – | – | skipped: ${r.skipped} | | | | | | | |`;
+    const floor = r.engine === 'floor' ? undefined : sibling(report, r, 'floor');
+    const bound = r.engine === 'bare' ? undefined : sibling(report, r, 'bare');
     return (
       [
         head,
@@ -35,17 +49,104 @@ function scenarioRows(report: RunReport): string[] {
         (r.errors ? `**${r.errors}**` : '0') + (r.tolerated ? ` (+ ${tolerated(r)}, not errors)` : ''),
         ms(r.p50),
         ms(r.p95),
-        ms(r.p99),
         r.throughput.toFixed(1),
-        ratio(r.p50, floor?.p50),
-        ratio(r.throughput, floor?.throughput),
-        mb(r.peakPssMb),
-        mb(r.peakRssMb),
-        ms(r.cpuMsPerCapture),
-        r.medianBytes ? (r.medianBytes / 1024).toFixed(0) : '–',
+        kib(r.medianBytes),
+        spreadCell(ratioSpread(r, floor, 'p50')),
+        spreadCell(ratioSpread(r, floor, 'throughput')),
+        spreadCell(ratioSpread(r, bound, 'throughput')),
+        r.loadAvg === undefined ? '' : r.loadAvg.toFixed(1),
       ].join(' | ') + ' |'
     );
   });
+}
+
+/** Tails, memory and CPU per scenario and engine. */
+function resourceRows(report: RunReport): string[] {
+  return report.scenarios
+    .filter((r) => !r.skipped)
+    .map(
+      (r) =>
+        `| ${r.scenario} | ${ENGINE_LABELS[r.engine]} | ${r.concurrency} | ${ms(r.p99)} | ${ms(r.max)} | ${r.blockSize ?? '–'} × ${r.rounds?.length ?? '–'} | ` +
+        `${mb(r.peakPssMb)} | ${mb(r.peakRssMb)} | ${r.peakProcesses || '–'} | ${ms(r.cpuMsPerCapture)} | ` +
+        `${Object.entries(r.warnings ?? {})
+          .map(([k, v]) => `${k} ×${v}`)
+          .join(', ')} |`,
+    );
+}
+
+/** Issue 21: Shutter's throughput against the bare-CDP bound on every scenario that has the bound. */
+function boundSection(report: RunReport): string[] {
+  const rows = report.scenarios.filter((r) => r.engine === 'shutter' && !r.skipped && r.ok > 0 && sibling(report, r, 'bare'));
+  if (!rows.length) return [];
+  const lines = [
+    '',
+    `Shutter against the bare-CDP bound (the least work a context-per-capture service must do for the same PNG): ` +
+      `throughput ratio per round, median (IQR); goal ≥ ${BOUND_GOAL}× on every viewport scenario (issue 21).`,
+    '',
+    '| scenario | c | Shutter captures/s | bound captures/s | Shutter ÷ bound | rounds | p50 Shutter ÷ bound | goal |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const b = sibling(report, r, 'bare')!;
+    const t = ratioSpread(r, b, 'throughput');
+    const p = ratioSpread(r, b, 'p50');
+    lines.push(
+      `| ${r.scenario} | ${r.concurrency} | ${r.throughput.toFixed(1)} | ${b.throughput.toFixed(1)} | ${spreadCell(t)} | ${t?.n ?? 0} | ${spreadCell(p)} | ` +
+        `${t ? (t.median >= BOUND_GOAL ? 'PASS' : '**FAIL**') : 'n/a'} |`,
+    );
+  }
+  return lines;
+}
+
+/** Issue 21: full pages of three heights, a straight line through time and bytes per engine. */
+function fullPageSection(report: RunReport): string[] {
+  const fits = fullPageFits(report);
+  if (!fits.length) return [];
+  const heights = [...new Set(fits.flatMap((f) => f.points.map((p) => p.height)))].sort((a, b) => a - b);
+  const at = (f: HeightFit, h: number, v: (p: HeightFit['points'][number]) => string) => {
+    const p = f.points.find((q) => q.height === h);
+    return p ? v(p) : '–';
+  };
+  const r2 = (fit: LinearFit | undefined) => (fit ? fit.r2.toFixed(3) : '–');
+  const lines = [
+    '',
+    `Full pages (issue 21): the same 500 px sections to ${heights.map((h) => h.toLocaleString('en-US').replaceAll(',', ' ')).join(' / ')} px, ` +
+      'full-page png. A least-squares line through p50, through the median size and through the CPU time per capture (of the ' +
+      "engine's whole tree; unlike latency, not inflated by other load on the machine) against the height: slope per 1 000 px, " +
+      'intercept, and R² (1 = on the line).',
+    '',
+    `| engine | ms per 1 000 px | intercept ms | R² time | KiB per 1 000 px | intercept KiB | R² bytes | CPU ms per 1 000 px | R² CPU | ${heights.map((h) => `p50 / KiB at ${h}`).join(' | ')} |`,
+    `|---|---|---|---|---|---|---|---|---|${heights.map(() => '---').join('|')}|`,
+  ];
+  for (const f of fits) {
+    lines.push(
+      `| ${ENGINE_LABELS[f.engine]} | ${f.time ? (f.time.slope * 1000).toFixed(1) : '–'} | ${f.time ? f.time.intercept.toFixed(0) : '–'} | ${r2(f.time)} | ` +
+        `${f.bytes ? ((f.bytes.slope * 1000) / 1024).toFixed(0) : '–'} | ${f.bytes ? (f.bytes.intercept / 1024).toFixed(0) : '–'} | ${r2(f.bytes)} | ` +
+        `${f.cpu ? (f.cpu.slope * 1000).toFixed(0) : '–'} | ${r2(f.cpu)} | ` +
+        `${heights.map((h) => at(f, h, (p) => `${ms(p.p50)} / ${kib(p.bytes)}`)).join(' | ')} |`,
+    );
+  }
+  return lines;
+}
+
+/** Issue 21: the cache-hit rows, with how many answers really were hits. */
+function cacheSection(report: RunReport): string[] {
+  const rows = report.scenarios.filter((r) => !r.skipped && r.cache);
+  if (!rows.length) return [];
+  const lines = [
+    '',
+    'Cache hits (`cache=1`, the same request again; the warm-up renders and fills the cache). Goal: p50 ≤ 10 ms at c=8 (issue 21).',
+    '',
+    '| scenario | engine | c | answers | X-Shutter-Cache HIT | MISS | p50 ms | p95 ms | captures/s |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.scenario} | ${ENGINE_LABELS[r.engine]} | ${r.concurrency} | ${r.ok} | ${r.cache!.HIT ?? 0} | ${r.cache!.MISS ?? 0} | ` +
+        `${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.throughput.toFixed(0)} |`,
+    );
+  }
+  return lines;
 }
 
 /** The results as Markdown: machine, scenarios, phases, cold starts, long run, targets. */
@@ -57,16 +158,33 @@ export function renderMarkdown(report: RunReport, command: string): string {
       `${report.durationS.toFixed(0)} s. ${o.rounds} measured requests per scenario (${o.slowRounds} for the per-request-launch baselines) ` +
       `after ${o.warmup} warm-up; ${o.fresh ? 'a fresh process per engine and scenario' : 'one process per engine for all scenarios'}.`,
     '',
+    ...(report.note ? [`**Note:** ${report.note}`, ''] : []),
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, ${m.os} (Linux ${m.kernel}), ${m.chromium} (\`${m.chromiumPath}\`), ` +
       `Node ${m.node}. Load average (1 min) ${m.loadStart} at start, ${m.loadEnd ?? '?'} at end.`,
     '',
-    'Latency of successful requests in ms, from the client (HTTP, body read). "÷ floor": against the floor in the same scenario. ' +
-      'Memory: peak of the engine process plus all its descendants (browser, renderers), sampled every ' +
-      `${o.sampleMs} ms; PSS counts shared pages once. CPU: the whole tree's CPU time per capture.`,
+    `Engines take turns within each scenario: the measured requests are cut into up to ${o.blocks} rounds, one block per engine ` +
+      'per round, the order rotating each round (A B, B A, …), so that drift of the machine falls on every engine alike. ' +
+      'A ratio is taken round by round and shown as its median with the interquartile range (25th–75th percentile) in brackets.',
     '',
-    '| scenario | engine | c | ok | errors | p50 | p95 | p99 | captures/s | p50 ÷ floor | captures/s ÷ floor | peak PSS MiB | peak RSS MiB | CPU ms/capture | size KiB |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...scenarioRows(report),
+    'Latency of successful requests in ms, from the client (HTTP, body read). "÷ floor": against the warm-Playwright floor ' +
+      'in the same scenario; "÷ bound": against the bare-CDP bound. "load": 1-minute load average when the scenario began ' +
+      '(2 cores; the bench itself adds up to about 2).',
+    '',
+    '| scenario | engine | c | ok | errors | p50 | p95 | captures/s | size KiB | p50 ÷ floor | captures/s ÷ floor | captures/s ÷ bound | load |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...summaryRows(report),
+    ...boundSection(report),
+    ...fullPageSection(report),
+    ...cacheSection(report),
+    '',
+    'Tails and resources. Memory: peak of the engine process plus all its descendants (browser, renderers), sampled every ' +
+      `${o.sampleMs} ms while it was measured; PSS counts shared pages once. CPU: the whole tree's CPU time per capture. ` +
+      '"block × rounds": requests per round and rounds measured. "warnings": successful answers flagged so ' +
+      "(Shutter's X-Shutter-Warning; the baselines' X-Bench-Warning, e.g. screenshot_retry: Chromium had no frame yet and the floor asked again).",
+    '',
+    '| scenario | engine | c | p99 | max | block × rounds | peak PSS MiB | peak RSS MiB | processes | CPU ms/capture | warnings |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...resourceRows(report),
   ];
 
   const withPhases = report.scenarios.filter((r) => r.engine === 'shutter' && r.phases);
@@ -116,7 +234,7 @@ export function renderMarkdown(report: RunReport, command: string): string {
 
   lines.push(
     '',
-    'Targets (issue 8; real pages: issue 23), as ratios within this run:',
+    'Targets (issue 8; issue 21; real pages: issue 23), as ratios within this run (issue 21: medians of the per-round ratios):',
     '',
     '| target | measured | result |',
     '|---|---|---|',
@@ -224,4 +342,37 @@ export function writeJson(dir: string, name: string, report: RunReport): string 
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   copyFileSync(path, join(dir, `${name}-latest.json`));
   return path;
+}
+
+/** The report file: a title, the chart, then the run's Markdown. */
+export function reportDocument(report: RunReport, markdown: string, chartFile: string): string {
+  return [
+    `# Shutter benchmark, ${report.date.slice(0, 16).replace('T', ' ')} UTC${report.smoke ? ' (smoke run)' : ''}`,
+    '',
+    'Written by `make bench` (`bench/run.ts`); how to run it and what each engine and scenario is: ' +
+      '[docs/performance.md](../../docs/performance.md#how-to-run-the-benchmark). Every figure round by round is in the ' +
+      "run's JSON (bench/results/bench-<date>.json, git-ignored: on the machine that ran it).",
+    '',
+    `![p50 latency and captures per second per engine and scenario](${chartFile})`,
+    '',
+    markdown,
+    '',
+  ].join('\n');
+}
+
+/**
+ * Writes the Markdown report and its SVG chart into `dir`: <name>-latest.md and .svg, and with
+ * `dated` also <name>-<date>.md and .svg (each linking its own chart). Returns the paths written.
+ */
+export function writeReport(dir: string, name: string, report: RunReport, markdown: string, dated: boolean): string[] {
+  mkdirSync(dir, { recursive: true });
+  const svg = renderChart(report);
+  const stems = [`${name}-latest`, ...(dated ? [`${name}-${report.date.replace(/[:.]/g, '-')}`] : [])];
+  const written: string[] = [];
+  for (const stem of stems) {
+    writeFileSync(join(dir, `${stem}.svg`), svg);
+    writeFileSync(join(dir, `${stem}.md`), reportDocument(report, markdown, `${stem}.svg`));
+    written.push(join(dir, `${stem}.md`), join(dir, `${stem}.svg`));
+  }
+  return written;
 }

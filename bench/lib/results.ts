@@ -44,6 +44,29 @@ export interface ScenarioResult {
   resolver?: ResolverDelta | null;
   /** Why it was not measured. */
   skipped?: string;
+  /** Each round's figures (engines take turns round by round within a scenario; bench/lib/rounds.ts). */
+  rounds?: RoundFigure[];
+  /** Requests per round (block) of this engine. */
+  blockSize?: number;
+  /** 1-minute load average of the machine when the scenario's measured phase began. */
+  loadAvg?: number;
+  /** Successful answers by X-Shutter-Cache (HIT, MISS), for requests with cache=1. */
+  cache?: Record<string, number>;
+  /** The page's height for a full-page row (CSS px), the x of the report's line fit. */
+  fullPageHeight?: number;
+}
+
+/** One engine's block of requests in one round of a scenario. */
+export interface RoundFigure {
+  /** 0-based round of the scenario. */
+  round: number;
+  ok: number;
+  errors: number;
+  /** Median latency of the block's successes, ms. */
+  p50: number;
+  /** Successes per second over the block. */
+  throughput: number;
+  medianBytes: number;
 }
 
 export interface ResolverDelta {
@@ -85,6 +108,10 @@ export interface Target {
 
 export interface RunReport {
   date: string;
+  /** How it was run (BENCH_* variables and the make target), as the report shows it. */
+  command?: string;
+  /** What the reader should know about this run (BENCH_NOTE), shown under its first line. */
+  note?: string;
   smoke: boolean;
   options: BenchOptions;
   machine: Machine;

@@ -34,12 +34,21 @@ export interface Scenario {
   tolerate?: readonly number[];
   /** Part of the "real pages" table (issue 23). */
   realPage?: boolean;
+  /** Unmeasured requests each engine gets first even when BENCH_WARMUP is 0 (the cache-hit rows: the miss that fills the cache). */
+  minWarmup?: number;
+  /** Left out of a smoke run (a path another scenario of the smoke run takes already). */
+  smokeSkip?: boolean;
+  /** A full-page capture of a page this tall (CSS px): the rows the report fits a line through. */
+  fullPageHeight?: number;
 }
 
 const WARM: EngineId[] = ['shutter', 'floor'];
 /** With the bare-CDP bound, which does viewport png only: what a context-per-capture service can reach at best. */
 const ALL_BOUND: EngineId[] = ['shutter', 'floor', 'bare', 'launch', 'capture-website'];
 const WARM_BOUND: EngineId[] = [...WARM, 'bare'];
+
+/** Heights of the full-page rows (CSS px). */
+export const FULL_PAGE_HEIGHTS = [2_000, 8_000, 20_000] as const;
 
 const at = (concurrencies: number[], make: (c: number) => Scenario): Scenario[] => concurrencies.map(make);
 
@@ -84,6 +93,99 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: 'png',
     weight: 0.2,
   },
+  // Issue 21: pages whose PNG size a user compares (a viewport of CSS gradients, a gallery of 60
+  // photos over plain http, a text-heavy article), with the bare-CDP bound: the goal for Shutter's
+  // throughput on every viewport scenario is ≥ 0.9× the bound's. A smoke run leaves the bound out
+  // here: it does the same on every page, and simple-png-c1 runs it.
+  {
+    id: 'gradient-png-c1',
+    title: 'gradient landing page, png 1280×800',
+    page: 'gradient.html',
+    params: {},
+    concurrency: 1,
+    engines: WARM_BOUND,
+    expect: 'png',
+    smokeRounds: 1,
+    smokeEngines: WARM,
+  },
+  ...at([1, 8], (c) => ({
+    id: `photo-png-c${c}`,
+    title: 'photo gallery (60 images over plain http), png 1280×800',
+    page: 'photo.html',
+    params: {},
+    concurrency: c,
+    engines: WARM_BOUND,
+    expect: 'png',
+    weight: 0.4,
+    smokeRounds: 1,
+    smokeEngines: WARM,
+  })),
+  {
+    id: 'text-png-c1',
+    title: 'text-heavy article, png 1280×800',
+    page: 'text.html',
+    params: {},
+    concurrency: 1,
+    engines: WARM_BOUND,
+    expect: 'png',
+    smokeRounds: 1,
+    smokeEngines: WARM,
+  },
+  // Full pages of 2 000, 8 000 and 20 000 px (Shutter's default cap, SHUTTER_MAX_FULL_PAGE_HEIGHT) of
+  // the same repeated content (tall-<px>.html, made by the fixture server): time and bytes should
+  // grow linearly with height; the report fits a line through the three (ms and bytes per 1 000 px).
+  ...FULL_PAGE_HEIGHTS.map((h): Scenario => ({
+    id: `full-${h}-c1`,
+    title: `page of ${h.toLocaleString('en-US').replaceAll(',', ' ')} px, full-page png`,
+    page: `tall-${h}.html`,
+    params: { full_page: '1' },
+    concurrency: 1,
+    engines: WARM,
+    expect: 'png',
+    weight: 0.2,
+    smokeRounds: 1,
+    fullPageHeight: h,
+    // The middle height takes the same path as the lowest: a smoke run does the two ends, and the
+    // highest (stitched from sections by Shutter) on Shutter only: the floor's full page is in heavy-full.
+    ...(h === 8_000 ? { smokeSkip: true } : {}),
+    ...(h === 20_000 ? { smokeEngines: ['shutter'] as EngineId[] } : {}),
+  })),
+  // Thumbnails: one element (selector; the floor: locator.screenshot()) and the viewport resized to
+  // 320 px wide (image_width; the floor: page.screenshot() then sharp's resize, as a do-it-yourself service would).
+  {
+    id: 'selector-c1',
+    title: 'simple page, selector=.card (one card), png',
+    page: 'simple.html',
+    params: { selector: '.card' },
+    concurrency: 1,
+    engines: WARM,
+    expect: 'png',
+    smokeRounds: 1,
+  },
+  {
+    id: 'thumb-c1',
+    title: 'simple page, png 1280×800 → image_width=320',
+    page: 'simple.html',
+    params: { image_width: '320' },
+    concurrency: 1,
+    engines: WARM,
+    expect: 'png',
+    smokeRounds: 1,
+  },
+  // The cache-hit path (issue 21: p50 ≤ 10 ms at c=8): the same request with cache=1; the warm-up's
+  // first request renders and fills the cache, every measured one should be a hit (the report counts
+  // X-Shutter-Cache). Shutter only: no baseline has a cache.
+  ...at([1, 8], (c) => ({
+    id: `cache-hit-c${c}`,
+    title: 'simple page, png, cache=1: cache hits',
+    page: 'simple.html',
+    params: { cache: '1' },
+    concurrency: c,
+    engines: ['shutter'],
+    expect: 'png',
+    weight: 3,
+    minWarmup: 1,
+  })),
   {
     id: 'simple-jpg-c1',
     title: 'simple page, jpg q80',
@@ -247,6 +349,7 @@ export function selectScenarios(filter: string[], smoke: boolean): Scenario[] {
   let list = SCENARIOS.filter((s) => filter.length === 0 || filter.some((f) => s.id === f || s.id.startsWith(f)));
   if (smoke) {
     list = list
+      .filter((s) => !s.smokeSkip)
       .filter((s) => s.concurrency === 1 || s.id === 'simple-png-c4')
       .map((s) => (s.concurrency === 4 ? { ...s, id: 'simple-png-c2', concurrency: 2 } : s))
       .map((s) => ({ ...s, engines: s.engines.filter((e) => (e !== 'launch' && e !== 'capture-website') || SMOKE_SLOW.includes(s.id)) }))

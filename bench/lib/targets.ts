@@ -2,12 +2,27 @@
  * The issue's targets, evaluated as ratios within one run (so machine speed cancels out) and
  * printed as PASS/FAIL. Not assertions: the bench reports, people decide.
  */
+import { fullPageFits } from './fits.js';
 import type { EngineId } from './options.js';
 import type { RunReport, ScenarioResult, Target } from './results.js';
+import { ratioSpread } from './rounds.js';
 import { SCENARIOS } from './scenarios.js';
-import { median } from './stats.js';
+import { median, type Spread } from './stats.js';
 
 const x = (v: number) => `${v.toFixed(2)}×`;
+
+/** Issue 21: Shutter's throughput on every viewport scenario at least this share of the bare-CDP bound's. */
+export const BOUND_GOAL = 0.9;
+/** Issue 21: on every png page, bytes at most the floor's and p50 at most this share of the floor's. */
+export const PNG_P50_GOAL = 0.5;
+/** Issue 21: a cache hit's p50 at c=8, ms. */
+export const CACHE_HIT_P50_GOAL_MS = 10;
+/** Issue 21: a straight line must explain this much of full-page time and bytes against height. */
+export const FULL_PAGE_R2_GOAL = 0.95;
+/** The pages of issue 21's PNG-size goal, as scenarios at c=1 (full pages: the full-* rows). */
+const PNG_PAGES = ['simple-png-c1', 'gradient-png-c1', 'photo-png-c1', 'text-png-c1', 'heavy-full-c1'];
+
+const sp = (s: Spread) => `${x(s.median)} (IQR ${s.q1.toFixed(2)}–${s.q3.toFixed(2)}, ${s.n} rounds)`;
 
 /** Issue 23's bound: Shutter's median on a real page at most this many times the floor's (Playwright's load). */
 export const REAL_PAGE_MAX_RATIO = 1.2;
@@ -130,6 +145,8 @@ export function evaluateTargets(report: Omit<RunReport, 'targets'>): Target[] {
     );
   }
 
+  targets.push(...issue21Targets(report));
+
   for (const id of REAL_PAGE_IDS) {
     const s = report.scenarios.find((r) => r.scenario === id && r.engine === 'shutter' && !r.skipped);
     const f = find(id, 'floor');
@@ -144,5 +161,69 @@ export function evaluateTargets(report: Omit<RunReport, 'targets'>): Target[] {
       verdict.pass ?? undefined,
     );
   }
+  return targets;
+}
+
+/** Issue 21's goals that this bench measures: ratios round by round where both engines ran in the same rounds. */
+function issue21Targets(report: Omit<RunReport, 'targets'>): Target[] {
+  const targets: Target[] = [];
+  const find = (scenario: string, engine: EngineId): ScenarioResult | undefined =>
+    report.scenarios.find((r) => r.scenario === scenario && r.engine === engine && !r.skipped && r.ok > 0);
+  const add = (name: string, measured: string | undefined, pass: boolean | undefined) =>
+    targets.push({ name, measured: measured ?? 'not measured', pass: measured === undefined ? null : (pass ?? null) });
+
+  // Throughput ≥ 0.9× the bound on every scenario that has the bound (the viewport png ones).
+  const withBound = [...new Set(report.scenarios.filter((r) => r.engine === 'bare').map((r) => r.scenario))];
+  for (const id of withBound) {
+    const t = ratioSpread(find(id, 'shutter'), find(id, 'bare'), 'throughput');
+    add(`${id}: Shutter throughput ≥ ${BOUND_GOAL}× the bare-CDP bound (issue 21)`, t && sp(t), t && t.median >= BOUND_GOAL);
+  }
+
+  // PNG size: bytes ≤ the floor's with p50 ≤ 0.5× the floor's, on every png page.
+  const fullIds = report.scenarios.filter((r) => r.fullPageHeight && r.engine === 'shutter').map((r) => r.scenario);
+  for (const id of [...PNG_PAGES, ...new Set(fullIds)]) {
+    const s = find(id, 'shutter');
+    const f = find(id, 'floor');
+    const p50 = ratioSpread(s, f, 'p50');
+    const bytes = s && f && f.medianBytes > 0 ? s.medianBytes / f.medianBytes : undefined;
+    add(
+      `${id}: PNG bytes ≤ 1.0× the floor's and p50 ≤ ${PNG_P50_GOAL}× (issue 21)`,
+      s && f && bytes !== undefined
+        ? `bytes ${(s.medianBytes / 1024).toFixed(0)} vs ${(f.medianBytes / 1024).toFixed(0)} KiB = ${x(bytes)}; p50 ${p50 ? sp(p50) : x(s.p50 / f.p50)}`
+        : undefined,
+      s && f && bytes !== undefined ? bytes <= 1 && (p50?.median ?? s.p50 / f.p50) <= PNG_P50_GOAL : undefined,
+    );
+  }
+
+  const h8 = ratioSpread(find('heavy-png-c8', 'shutter'), find('heavy-png-c8', 'floor'), 'throughput');
+  add('heavy-png-c8: Shutter throughput ≥ 1.5× the floor (issue 21)', h8 && sp(h8), h8 && h8.median >= 1.5);
+  const p8 = ratioSpread(find('photo-png-c8', 'shutter'), find('photo-png-c8', 'floor'), 'throughput');
+  add('photo-png-c8 (60 images over plain http): Shutter throughput ≥ 1.5× the floor (issue 21)', p8 && sp(p8), p8 && p8.median >= 1.5);
+
+  const hit = find('cache-hit-c8', 'shutter');
+  add(
+    `cache-hit-c8: p50 ≤ ${CACHE_HIT_P50_GOAL_MS} ms, every answer a hit (issue 21)`,
+    hit
+      ? `p50 ${hit.p50.toFixed(1)} ms, p95 ${hit.p95.toFixed(1)} ms, ${hit.throughput.toFixed(0)}/s; X-Shutter-Cache HIT ${hit.cache?.HIT ?? 0} of ${hit.ok}`
+      : undefined,
+    hit ? hit.p50 <= CACHE_HIT_P50_GOAL_MS && (hit.cache?.HIT ?? 0) === hit.ok : undefined,
+  );
+
+  const shutterFit = fullPageFits(report).find((f) => f.engine === 'shutter');
+  const fitted = shutterFit?.time && shutterFit.bytes && shutterFit.points.length >= 3 ? shutterFit : undefined;
+  add(
+    `full page: Shutter's time and bytes linear in height (R² ≥ ${FULL_PAGE_R2_GOAL} over ${shutterFit?.points.length ?? 0} heights, issue 21)`,
+    fitted
+      ? `${(fitted.time!.slope * 1000).toFixed(0)} ms and ${((fitted.bytes!.slope * 1000) / 1024).toFixed(0)} KiB per 1 000 px; R² ${fitted.time!.r2.toFixed(3)} (time), ${fitted.bytes!.r2.toFixed(3)} (bytes)`
+      : undefined,
+    fitted ? fitted.time!.r2 >= FULL_PAGE_R2_GOAL && fitted.bytes!.r2 >= FULL_PAGE_R2_GOAL : undefined,
+  );
+
+  const cold = report.coldStarts.find((c) => c.engine === 'shutter');
+  add(
+    'cold start (process start → first capture) ≤ 1.0 s (issue 21)',
+    cold && cold.ms.length ? `median ${median(cold.ms).toFixed(0)} ms (${cold.ms.length} starts)` : undefined,
+    cold && cold.ms.length ? median(cold.ms) <= 1_000 : undefined,
+  );
   return targets;
 }

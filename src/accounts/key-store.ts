@@ -1,3 +1,5 @@
+import type { Account } from './account-store.js';
+
 /** A stored API key, without its secret. */
 export interface ApiKeyRecord {
   id: string;
@@ -20,6 +22,11 @@ export interface ApiKeyRecord {
 export interface KeyStore {
   /** The active key with this secret, or null (unknown and revoked look the same). */
   findActive(key: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The active key with this secret and its account, read together in one query on every call
+   * (nothing cached: a revoked key or a disabled account shows at once), or null.
+   */
+  findActiveWithAccount(key: string): Promise<{ key: ApiKeyRecord; account: Account } | null>;
   /** The key with this id (active or not), or null. */
   get(id: string, accountId?: string): Promise<ApiKeyRecord | null>;
   /**

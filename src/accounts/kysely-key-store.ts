@@ -1,8 +1,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { ApiKeysTable, Tables } from '../db/tables.js';
-import { AccountStore } from './account-store.js';
+import { AccountStore, type Account } from './account-store.js';
 import { generateApiKey, hashApiKey, hasValidChecksum, KEY_PREFIX } from '../values/api-key.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 
@@ -16,6 +17,23 @@ const toRecord = (r: Selectable<ApiKeysTable>): ApiKeyRecord => ({
   lastUsedAt: r.last_used_at,
   revokedAt: r.revoked_at,
 });
+
+/** The key with this hash and its account: what every authenticated request reads. */
+const keyWithAccount = preparedQuery((db, hash: string) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .selectAll('api_keys')
+    .select((eb) => [
+      'accounts.email as account_email',
+      'accounts.plan as account_plan',
+      'accounts.created_at as account_created_at',
+      'accounts.role as account_role',
+      'accounts.disabled_at as account_disabled_at',
+      eb('accounts.password_hash', 'is not', null).as('account_can_log_in'),
+    ])
+    .where('api_keys.hash', '=', hash),
+);
 
 /** Longest key name; names are labels for people, not data. */
 export const KEY_NAME_MAX = 64;
@@ -76,6 +94,24 @@ export class KyselyKeyStore implements KeyStore {
     // The index look-up already matched; the constant-time comparison keeps the final check free of timing leaks.
     if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) || row.revoked_at || !row.account_id) return null;
     return toRecord(row);
+  }
+
+  async findActiveWithAccount(key: string): Promise<{ key: ApiKeyRecord; account: Account } | null> {
+    if (!hasValidChecksum(key)) return null;
+    const hash = hashApiKey(key);
+    const [row] = await keyWithAccount(this.db.kysely, hash);
+    if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash)) || row.revoked_at || !row.account_id) return null;
+    const account: Account = {
+      id: row.account_id,
+      email: row.account_email,
+      plan: row.account_plan,
+      createdAt: row.account_created_at,
+      // SQLite answers 1 or 0, Postgres true or false.
+      canLogIn: Boolean(Number(row.account_can_log_in)),
+      role: row.account_role,
+      disabledAt: row.account_disabled_at,
+    };
+    return { key: toRecord(row), account };
   }
 
   async get(id: string, accountId?: string): Promise<ApiKeyRecord | null> {

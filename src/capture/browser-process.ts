@@ -1,5 +1,10 @@
-import { chromium, type Browser, type CDPSession } from 'playwright-core';
+import { createRequire } from 'node:module';
+import type * as PlaywrightCore from 'playwright-core';
+import type { Browser, CDPSession } from 'playwright-core';
 import { withTimeout } from '../util/race-abort.js';
+
+// Required, not imported: see options/devices.ts (Node 20 would scan playwright-core's bundles for export names).
+const { chromium } = createRequire(import.meta.url)('playwright-core') as typeof PlaywrightCore;
 
 /** A launched Chromium with what the pool needs to watch it and, if it hangs, to kill it. */
 export interface BrowserProcess {

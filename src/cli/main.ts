@@ -1,9 +1,13 @@
+import nodeModule from 'node:module';
 import { ConfigError } from '../errors/config-error.js';
-import { accounts } from './accounts.js';
-import { keys } from './keys.js';
-import { serve } from './serve.js';
-import { take } from './take.js';
 import { parseCommandLine, UsageError } from './args.js';
+
+// Node >= 22.1 keeps the compiled code of every module loaded from here on (playwright-core's bundle
+// most of all) in a cache directory (NODE_COMPILE_CACHE, default <tmpdir>/node-compile-cache), so a
+// later start compiles little; NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node 20 has no such API.
+// It must run before the commands are imported, which is why they are imported only below, on use.
+const compileCache = nodeModule as { enableCompileCache?: () => unknown; flushCompileCache?: () => void };
+compileCache.enableCompileCache?.();
 
 const USAGE = `usage: shutter <command>
   serve [--role all|worker]           run the service (SHUTTER_* variables configure it); worker: jobs only,
@@ -24,8 +28,15 @@ const USAGE = `usage: shutter <command>
   keys reset [--email E] [--name N]   revoke a key and print its replacement once (last line)
 Without --email, keys belong to the operator account (plan scale).`;
 
-/** Commands that run to an exit code; `serve` is not one: it runs until a signal stops it. */
-const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = { take, keys, accounts };
+/**
+ * Commands that run to an exit code; `serve` is not one: it runs until a signal stops it. Each is
+ * imported when run: `shutter keys list` loads no browser library, and `serve` no CLI command.
+ */
+const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
+  take: async (argv) => (await import('./take.js')).take(argv),
+  keys: async (argv) => (await import('./keys.js')).keys(argv),
+  accounts: async (argv) => (await import('./accounts.js')).accounts(argv),
+};
 
 async function main([command, ...rest]: string[]): Promise<void> {
   if (command === undefined || command === 'serve') {
@@ -38,7 +49,11 @@ async function main([command, ...rest]: string[]): Promise<void> {
       console.error(`shutter: serve: ${error.message}\n${USAGE}`);
       process.exit(2);
     }
-    return serve(role as 'all' | 'worker' | undefined);
+    const { serve } = await import('./serve.js');
+    await serve(role as 'all' | 'worker' | undefined);
+    // Written now, not only at exit: a server is often stopped by a signal that leaves no time for it (Node >= 22.10).
+    compileCache.flushCompileCache?.();
+    return;
   }
   const run = COMMANDS[command];
   if (!run) {

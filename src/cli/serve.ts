@@ -5,8 +5,11 @@ import { withTimeout } from '../util/race-abort.js';
 
 /** `shutter serve [--role all|worker]`: the service, until SIGINT or SIGTERM. */
 export async function serve(role?: 'all' | 'worker'): Promise<void> {
+  // Process start → here: Node's own start-up and loading the modules.
+  const imported = performance.now();
   const config = loadConfig();
-  const service = await createService(config, role ? { role } : {});
+  const service = await createService(config, { launchEarly: true, ...(role ? { role } : {}) });
+  const created = performance.now();
   const { accounts, app, logger } = service;
   logger.info(
     { database: accounts.db.dialect, limits: accounts.limits.backend, plans: accounts.plans.all().map((p) => p.name) },
@@ -17,9 +20,17 @@ export async function serve(role?: 'all' | 'worker'): Promise<void> {
     if (record.revokedAt) logger.warn({ keyId: record.id }, 'SHUTTER_BOOTSTRAP_KEY was revoked and stays revoked');
     else logger.info({ keyId: record.id }, 'bootstrap API key is ready on the operator account (SHUTTER_BOOTSTRAP_KEY)');
   }
+  const launching = performance.now();
   await service.start();
+  const started = performance.now();
   await app.listen({ port: config.SHUTTER_PORT, host: config.SHUTTER_HOST });
-  logger.info({ role: role ?? config.SHUTTER_ROLE, queue: service.jobs.queue.backend }, 'jobs ready');
+  const startup = {
+    modules: Math.round(imported),
+    service: Math.round(created - imported),
+    browserWait: Math.round(started - launching),
+    total: Math.round(performance.now()),
+  };
+  logger.info({ role: role ?? config.SHUTTER_ROLE, queue: service.jobs.queue.backend, startupMs: startup }, 'jobs ready');
   if ((role ?? config.SHUTTER_ROLE) === 'all' && (await accounts.keys.countActive()) === 0) {
     console.error(
       [

@@ -33,6 +33,10 @@ async function openNow(file: string): Promise<Database.Database> {
   const sqlite = new Database(file);
   try {
     sqlite.pragma('journal_mode = WAL');
+    // What better-sqlite3 builds in for WAL databases (SQLITE_DEFAULT_WAL_SYNCHRONOUS=1), but a file
+    // switched to WAL just now would stay on FULL until reopened: a sync of the log on every commit,
+    // on the event loop. NORMAL syncs at checkpoints; a crash of the process loses nothing, a power cut the last commits.
+    sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     await migrate(sqlite, file);
@@ -63,9 +67,36 @@ async function migrate(sqlite: Database.Database, file: string): Promise<void> {
   }
 }
 
+/** Statements kept prepared per database; more distinct SQL texts than this evict the oldest. */
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The database as Kysely's SQLite driver sees it, with each SQL text prepared once: the driver
+ * prepares every query anew, which is most of a short query's cost. Kysely's one connection runs one
+ * query at a time, so a statement is never in use twice; one still busy (an unfinished stream) is not reused.
+ */
+export function preparedOnce(sqlite: Database.Database): Pick<Database.Database, 'prepare' | 'close'> {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    prepare(sql: string) {
+      const cached = statements.get(sql);
+      if (cached && !cached.busy) return cached;
+      const statement = sqlite.prepare(sql);
+      if (cached) return statement;
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      statements.set(sql, statement);
+      return statement;
+    },
+    close() {
+      statements.clear();
+      return sqlite.close();
+    },
+  } as Pick<Database.Database, 'prepare' | 'close'>;
+}
+
 /** The query layer over an open SQLite database; closing it closes the file. */
 export function sqliteDb(sqlite: Database.Database): Db {
-  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const kysely = new Kysely<Tables>({ dialect: new SqliteDialect({ database: preparedOnce(sqlite) }) });
   return {
     kysely,
     dialect: 'sqlite',

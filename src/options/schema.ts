@@ -61,7 +61,14 @@ export type TakeOptions = Omit<z.output<typeof takeSchema>, 'viewport_mobile' | 
   viewport_has_touch: boolean;
 };
 
-/** Reads a parameter's docs metadata back from the schema. */
+const metas = new Map<ParameterName, ParameterMeta>();
+
+/** Reads a parameter's docs metadata back from the schema (once: every request asks for it, and zod's registry look-up is not free). */
 export function parameterMeta(name: ParameterName): ParameterMeta {
-  return takeParameters[name].meta() as ParameterMeta;
+  let meta = metas.get(name);
+  if (!meta) {
+    meta = takeParameters[name].meta() as ParameterMeta;
+    metas.set(name, meta);
+  }
+  return meta;
 }

@@ -1,9 +1,44 @@
 import type { Db } from '../db/database.js';
+import { preparedQuery } from '../db/prepared-query.js';
 
 /** Captures are listed for 7 days; their debug bundles are kept 24 hours (DESIGN.md §4.5). */
 export const REQUEST_LOG_DAYS = 7;
 export const BUNDLE_HOURS = 24;
 const SWEEP_MS = 10 * 60_000;
+
+/** Written for every capture request (cache hits too). */
+const insertRequest = preparedQuery(
+  (
+    db,
+    requestId: string,
+    accountId: string,
+    keyId: string,
+    createdAt: string,
+    url: string | null,
+    format: string,
+    status: number,
+    errorCode: string | null,
+    durationMs: number,
+    bundle: string | null,
+    bundleExpiresAt: string | null,
+  ) =>
+    db
+      .insertInto('capture_requests')
+      .values({
+        request_id: requestId,
+        account_id: accountId,
+        key_id: keyId,
+        created_at: createdAt,
+        url,
+        format,
+        status,
+        error_code: errorCode,
+        duration_ms: durationMs,
+        bundle,
+        bundle_expires_at: bundleExpiresAt,
+      })
+      .onConflict((c) => c.column('request_id').doNothing()),
+);
 
 /** One capture request as the dashboard lists it. */
 export interface LoggedRequest {
@@ -41,23 +76,20 @@ export class RequestLog {
 
   async record(entry: NewLoggedRequest): Promise<void> {
     const hasBundle = entry.bundle !== undefined;
-    await this.db.kysely
-      .insertInto('capture_requests')
-      .values({
-        request_id: entry.requestId,
-        account_id: entry.accountId,
-        key_id: entry.keyId,
-        created_at: entry.createdAt.toISOString(),
-        url: entry.url?.slice(0, 2048) ?? null,
-        format: entry.format,
-        status: entry.status,
-        error_code: entry.errorCode,
-        duration_ms: Math.round(entry.durationMs),
-        bundle: hasBundle ? JSON.stringify(entry.bundle) : null,
-        bundle_expires_at: hasBundle ? new Date(entry.createdAt.getTime() + BUNDLE_HOURS * 3600_000).toISOString() : null,
-      })
-      .onConflict((c) => c.column('request_id').doNothing())
-      .execute();
+    await insertRequest(
+      this.db.kysely,
+      entry.requestId,
+      entry.accountId,
+      entry.keyId,
+      entry.createdAt.toISOString(),
+      entry.url?.slice(0, 2048) ?? null,
+      entry.format,
+      entry.status,
+      entry.errorCode,
+      Math.round(entry.durationMs),
+      hasBundle ? JSON.stringify(entry.bundle) : null,
+      hasBundle ? new Date(entry.createdAt.getTime() + BUNDLE_HOURS * 3600_000).toISOString() : null,
+    );
   }
 
   /** The account's most recent captures, newest first. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import { dayOf, type Period } from './period.js';
 
 /** Captures on one day. */
@@ -39,12 +40,20 @@ export async function recordCapture(
 
 /** Counts one answer from the capture cache (not charged) for the key's day. */
 export async function recordCacheHit(executor: Kysely<Tables>, input: { keyId: string; accountId: string; at: Date }): Promise<void> {
-  await executor
-    .insertInto('usage_daily')
-    .values({ key_id: input.keyId, account_id: input.accountId, day: dayOf(input.at), captures: 0, cache_hits: 1 })
-    .onConflict((c) => c.columns(['key_id', 'day']).doUpdateSet((eb) => ({ cache_hits: eb(eb.ref('usage_daily.cache_hits'), '+', 1) })))
-    .execute();
+  await countCacheHit(executor, input.keyId, input.accountId, dayOf(input.at));
 }
+
+const countCacheHit = preparedQuery((db, keyId: string, accountId: string, day: string) =>
+  db
+    .insertInto('usage_daily')
+    .values({ key_id: keyId, account_id: accountId, day, captures: 0, cache_hits: 1 })
+    .onConflict((c) => c.columns(['key_id', 'day']).doUpdateSet((eb) => ({ cache_hits: eb(eb.ref('usage_daily.cache_hits'), '+', 1) }))),
+);
+
+/** Every authenticated request reads it (the X-Quota-* headers). */
+const usedInPeriod = preparedQuery((db, accountId: string, period: string) =>
+  db.selectFrom('quota_usage').select('used').where('account_id', '=', accountId).where('period', '=', period),
+);
 
 /** Successful captures recorded per day and per key, for the dashboard. */
 export class UsageStore {
@@ -79,12 +88,7 @@ export class UsageStore {
 
   /** The durable count of successful captures of the account in the period. */
   async used(accountId: string, period: Period): Promise<number> {
-    const row = await this.db.kysely
-      .selectFrom('quota_usage')
-      .select('used')
-      .where('account_id', '=', accountId)
-      .where('period', '=', period.id)
-      .executeTakeFirst();
+    const [row] = await usedInPeriod(this.db.kysely, accountId, period.id);
     return row?.used ?? 0;
   }
 }

@@ -99,6 +99,25 @@ describe.each(BACKENDS.filter((b) => b !== 'postgres+redis'))('on %s', (backend)
       expect(await s.keys.findActive(key)).toBeNull();
     });
 
+    it('finds an active key with its account in one look-up; a revoked key or a disabled account shows on the next one', async () => {
+      const a = await account();
+      const { record, key } = await s.keys.create({ name: 'k', accountId: a.id });
+      const found = await s.keys.findActiveWithAccount(key);
+      expect(found?.key).toEqual(await s.keys.findActive(key));
+      expect(found?.account).toEqual(await s.accounts.findById(a.id));
+      expect(found?.account).toMatchObject({ id: a.id, email: a.email, plan: 'free', canLogIn: true, role: 'user', disabledAt: null });
+      // The operator's account has no password: canLogIn is false on both dialects (SQLite 0, Postgres false).
+      const operator = await s.keys.create({ name: 'op' });
+      expect((await s.keys.findActiveWithAccount(operator.key))?.account).toMatchObject({ canLogIn: false, role: 'operator' });
+
+      expect(await s.admin.setDisabled(null, a.id, true)).toMatchObject({ ok: true });
+      expect((await s.keys.findActiveWithAccount(key))?.account.disabledAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+      await s.keys.revoke(record.id);
+      expect(await s.keys.findActiveWithAccount(key)).toBeNull();
+      expect(await s.keys.findActiveWithAccount('shk_not-a-key')).toBeNull();
+      expect(await s.keys.findActiveWithAccount(`${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`)).toBeNull();
+    });
+
     it('records the last use', async () => {
       const a = await account();
       const { record, key } = await s.keys.create({ name: 'k', accountId: a.id });

@@ -2,8 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CaptureCache } from '../../src/cache/capture-cache.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CaptureCache, etagOf } from '../../src/cache/capture-cache.js';
+import type { CaptureResult } from '../../src/capture/engine.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { LocalStore } from '../../src/storage/local-store.js';
 import { UrlSigner } from '../../src/storage/url-signer.js';
@@ -153,5 +154,81 @@ describe('cache=1', () => {
     expect(await t.accounts.db.kysely.selectFrom('cache_entries').select(['key']).execute()).toEqual([]);
     expect(await store.getObject(row!.key)).toBeNull();
     expect((await get({ ...BASE, cache_ttl: '60' })).headers['x-shutter-cache']).toBe('MISS');
+  });
+});
+
+describe('the copy in memory of each node', () => {
+  const png = (fill: number, size = 100): CaptureResult => ({ body: Buffer.alloc(size, fill), format: 'png', contentType: 'image/png' });
+  const key = (n: number) => n.toString(16).padStart(64, '0');
+
+  it('answers a hit without reading the store', async () => {
+    const miss = await get(BASE);
+    const read = vi.spyOn(store, 'getObject');
+    const hits = await Promise.all([get(BASE), get(BASE), get(BASE)]);
+    expect(hits.map((h) => h.headers['x-shutter-cache'])).toEqual(['HIT', 'HIT', 'HIT']);
+    for (const hit of hits) expect(hit.rawPayload.equals(miss.rawPayload)).toBe(true);
+    expect(read).not.toHaveBeenCalled();
+  });
+
+  it('answers only while the index row holds the same ETag: an entry stored again elsewhere is read anew', async () => {
+    const cache = new CaptureCache(t.accounts.db, store);
+    try {
+      await cache.put(key(1), t.account.id, png(1), 60);
+      expect((await cache.get(key(1)))?.result.body.equals(png(1).body)).toBe(true);
+      // Another node renders the same identity again: its file and its row replace these.
+      const other = new CaptureCache(t.accounts.db, store);
+      await other.put(key(1), t.account.id, png(2), 60);
+      other.close();
+      const read = vi.spyOn(store, 'getObject');
+      const again = await cache.get(key(1));
+      expect(again?.result.body.equals(png(2).body)).toBe(true);
+      expect(again?.etag).toBe(etagOf(png(2).body));
+      expect(read).toHaveBeenCalledTimes(1);
+      // And then from memory again.
+      await cache.get(key(1));
+      expect(read).toHaveBeenCalledTimes(1);
+    } finally {
+      cache.close();
+    }
+  });
+
+  it('never answers an expired entry, and forgets it', async () => {
+    const cache = new CaptureCache(t.accounts.db, store);
+    try {
+      const now = Date.now();
+      await cache.put(key(2), t.account.id, png(3), 60, new Date(now));
+      expect(cache.memoryBytes).toBe(100);
+      expect(await cache.get(key(2), new Date(now + 59_000))).not.toBeNull();
+      expect(await cache.get(key(2), new Date(now + 60_000))).toBeNull();
+      expect(cache.memoryBytes).toBe(0);
+      // The sweep drops expired copies too.
+      await cache.put(key(3), t.account.id, png(4), 60, new Date(now));
+      expect(cache.memoryBytes).toBe(100);
+      await cache.sweep(new Date(now + 61_000));
+      expect(cache.memoryBytes).toBe(0);
+    } finally {
+      cache.close();
+    }
+  });
+
+  it('holds at most its bytes; a file over the bound of one is served from the store', async () => {
+    const cache = new CaptureCache(t.accounts.db, store, { memoryBytes: 250, memoryEntryBytes: 150 });
+    try {
+      for (let n = 10; n < 20; n++) {
+        await cache.put(key(n), t.account.id, png(n), 60);
+        expect(cache.memoryBytes).toBeLessThanOrEqual(250);
+      }
+      expect(cache.memoryBytes).toBe(200);
+      // Every entry is still answered, from the store when not in memory.
+      for (let n = 10; n < 20; n++) expect((await cache.get(key(n)))?.result.body.equals(png(n).body)).toBe(true);
+      expect(cache.memoryBytes).toBeLessThanOrEqual(250);
+      await cache.put(key(30), t.account.id, png(30, 200), 60);
+      const read = vi.spyOn(store, 'getObject');
+      expect((await cache.get(key(30)))?.result.body.equals(png(30, 200).body)).toBe(true);
+      expect((await cache.get(key(30)))?.result.body.length).toBe(200);
+      expect(read).toHaveBeenCalledTimes(2);
+    } finally {
+      cache.close();
+    }
   });
 });

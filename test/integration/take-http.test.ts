@@ -293,6 +293,20 @@ describe('successful response', () => {
     await get({ url: 'https://example.com/' });
     expect((await t.keys.findActive(t.key))?.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
   });
+
+  it('rewrites the last use at most once a minute (one write less on most requests)', async () => {
+    const setLastUse = (at: string) =>
+      t.accounts.db.kysely.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', t.record.id).execute();
+    const lastUse = async () => (await t.keys.findActive(t.key))?.lastUsedAt;
+    const recent = new Date(Date.now() - 30_000).toISOString();
+    await setLastUse(recent);
+    await get({ url: 'https://example.com/' });
+    expect(await lastUse()).toBe(recent);
+    const old = new Date(Date.now() - 61_000).toISOString();
+    await setLastUse(old);
+    await get({ url: 'https://example.com/' });
+    await vi.waitFor(async () => expect(Date.parse((await lastUse())!)).toBeGreaterThan(Date.now() - 5_000));
+  });
 });
 
 describe('X-Request-Id', () => {

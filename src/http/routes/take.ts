@@ -21,16 +21,24 @@ import { cacheIdentity } from '../../cache/cache-identity.js';
 import { etagOf } from '../../cache/capture-cache.js';
 import type { DebugTrace } from '../../capture/debug-trace.js';
 import type { StoredFile } from '../../storage/file-store.js';
+import type { ApiKeyRecord } from '../../accounts/key-store.js';
 import { recordCacheHit } from '../../usage/usage-store.js';
 import { acceptTakeJob } from './jobs.js';
+import { ParsedQueries } from '../parsed-queries.js';
+
+/** Longer GET URLs (html in the query) are parsed every time. */
+const MAX_REMEMBERED_URL = 4096;
 
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
   const authenticate = requireApiKey(deps.accounts);
   const context = { countries: deps.countries ?? [], ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}) };
 
-  const take = async (raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply) => {
-    const options = parseTakeOptions(raw, context);
+  const parsedQueries = new ParsedQueries();
+
+  /** `query`: the GET request's raw query string, whose options may have been parsed before. */
+  const take = async (raw: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply, query?: string) => {
+    const options = query === undefined ? parseTakeOptions(raw, context) : parsedQueries.get(query, () => parseTakeOptions(raw, context));
     if (options.async) return acceptTakeJob(deps, request, reply, { params: raw, options });
     const timings = new Timings();
     const startedAt = new Date();
@@ -47,7 +55,7 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
     }
     await recordRequest(deps, request, options, startedAt, { status: 200 }, trace);
     const { result, stored, cached } = outcome;
-    deps.accounts.keys.touch(request.apiKey!.id);
+    touchKey(deps, request.apiKey!);
     if (cached) setCacheHeaders(reply, cached);
     if (options.response_type === 'json') return sendJson(request, reply, result, stored, deps.publicUrl, timings, cached);
     if (options.response_type === 'empty') return sendEmpty(reply, result, timings);
@@ -60,9 +68,17 @@ export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
     '/v1/take',
     { preHandler: requireApiKeyOrSignedLink(deps.accounts, deps.signingSecret), exposeHeadRoute: false },
     (request, reply) => {
+      const all = request.query as Record<string, unknown>;
+      const url = request.raw.url ?? '';
+      // Options parsed from the same query string before are reused; one holding the key itself, or long, is not remembered.
+      const remembered =
+        all.apikey === undefined && url.length <= MAX_REMEMBERED_URL
+          ? `${request.signedLink ? 'signed' : 'key'}?${url.slice(url.indexOf('?') + 1)}`
+          : undefined;
+      if (!request.signedLink) return take(all, request, reply, remembered);
       // A signed link's own parameters are not capture options.
-      const { access_key: _key, signature: _signature, expires: _expires, ...query } = request.query as Record<string, unknown>;
-      return take(request.signedLink ? query : (request.query as Record<string, unknown>), request, reply);
+      const { access_key: _key, signature: _signature, expires: _expires, ...query } = all;
+      return take(query, request, reply, remembered);
     },
   );
 
@@ -163,6 +179,15 @@ function sendCapture(
   // The caller has these bytes already.
   if (request.headers['if-none-match'] === etag) return reply.code(304).removeHeader('content-length').send();
   return reply.send(result.body);
+}
+
+/** A key's last_used_at is rewritten at most this often (it tells people whether a key is in use, not when exactly). */
+export const TOUCH_EVERY_MS = 60_000;
+
+/** Records that the key was used, unless the time read with it (this request) is recent enough. */
+function touchKey(deps: AppDeps, key: ApiKeyRecord, now = Date.now()): void {
+  const last = key.lastUsedAt === null ? Number.NaN : Date.parse(key.lastUsedAt);
+  if (!(now - last < TOUCH_EVERY_MS)) void deps.accounts.keys.touch(key.id);
 }
 
 function statusOf(error: unknown): number {
