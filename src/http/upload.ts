@@ -2,10 +2,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../capture/engine.js';
 import { setCaptureFlags } from './capture-headers.js';
 import type { StoredFile } from '../storage/file-store.js';
+import { absoluteLink } from '../jobs/job-json.js';
+
+/** Where this service's links point: SHUTTER_PUBLIC_URL, else the request's own origin. */
+export function baseUrlOf(request: FastifyRequest, publicUrl: string | undefined): string {
+  return publicUrl ?? `${request.protocol}://${request.host}`;
+}
 
 /** A stored file's link as the caller can use it: the local store gives a path on this service. */
 export function absoluteUrl(request: FastifyRequest, publicUrl: string | undefined, stored: StoredFile): string {
-  return stored.url.startsWith('/') ? new URL(stored.url, publicUrl ?? `${request.protocol}://${request.host}`).toString() : stored.url;
+  return absoluteLink(stored.url, baseUrlOf(request, publicUrl));
 }
 
 /** The upload=1 answer: `{ url, expires_at, format, content_type, size, request_id }`, plus `warnings` and `pending_requests` after a partial load. */

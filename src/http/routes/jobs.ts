@@ -5,15 +5,12 @@ import { jobJson } from '../../jobs/job-json.js';
 import { parseTakeOptions } from '../../options/parse-take-options.js';
 import type { AppDeps } from '../app.js';
 import { requireApiKey } from '../auth.js';
+import { parseContextOf } from '../parse-context.js';
+import { baseUrlOf } from '../upload.js';
 
 /** POST /v1/bulk takes at most this many captures (DESIGN.md §4.3). */
 export const MAX_BULK_REQUESTS = 50;
 const BULK_FIELDS = new Set(['requests', 'defaults', 'webhook_url']);
-
-/** Where this service's links point: SHUTTER_PUBLIC_URL, else the request's own origin. */
-export function baseUrlOf(request: FastifyRequest, publicUrl: string | undefined): string {
-  return publicUrl ?? `${request.protocol}://${request.host}`;
-}
 
 function jobsOf(deps: AppDeps) {
   if (!deps.jobs) throw new AppError('not_implemented', 'async jobs are not configured on this server');
@@ -52,7 +49,7 @@ export async function acceptTakeJob(deps: AppDeps, request: FastifyRequest, repl
 /** GET /v1/jobs/{id} and POST /v1/bulk. */
 export function jobRoutes(app: FastifyInstance, deps: AppDeps): void {
   const authenticate = requireApiKey(deps.accounts);
-  const context = { countries: deps.countries ?? [], ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}) };
+  const context = parseContextOf(deps);
 
   app.get('/v1/jobs/:id', { preHandler: requireApiKey(deps.accounts, { countRate: false }) }, async (request, reply) => {
     const { id } = request.params as { id: string };

@@ -24,6 +24,7 @@ import type { StoredFile } from '../../storage/file-store.js';
 import type { ApiKeyRecord } from '../../accounts/key-store.js';
 import { recordCacheHit } from '../../usage/usage-store.js';
 import { acceptTakeJob } from './jobs.js';
+import { parseContextOf } from '../parse-context.js';
 import { ParsedQueries } from '../parsed-queries.js';
 
 /** Longer GET URLs (html in the query) are parsed every time. */
@@ -32,7 +33,7 @@ const MAX_REMEMBERED_URL = 4096;
 /** GET and POST /v1/take: options in, file out. */
 export function takeRoutes(app: FastifyInstance, deps: AppDeps): void {
   const authenticate = requireApiKey(deps.accounts);
-  const context = { countries: deps.countries ?? [], ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}) };
+  const context = parseContextOf(deps);
 
   const parsedQueries = new ParsedQueries();
 
