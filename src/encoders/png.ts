@@ -1,19 +1,60 @@
+import type { PngOptions } from 'sharp';
+import { analyseRows, writePng, type Pixels, type RowAnalysis } from './png-writer.js';
 import { sharpOf, type RawImage } from './raw-image.js';
 import type { ImageEncoder } from './encoder.js';
 
 /**
- * Above this size per pixel, Chromium's fast PNG holds photo-like content, which zlib without
- * filters compresses worse than Chromium already did (bench heavy page: 0.94 B/px fast, 1.5× that
- * recompressed); text and flat colour stay well below (bench simple page: 0.54 B/px, 3× smaller
- * recompressed).
+ * Below these shares of the image in photos / natural content (photos and dithered gradients),
+ * an image is UI and text: rows compress best unfiltered (docs/performance.md, "PNG size").
+ * The bench's simple and text-heavy pages measure 0 % and 0 %; its gradient page 0 % / 27 %,
+ * a text page with one photo 9 % / 20 %.
  */
-export const PHOTO_BYTES_PER_PIXEL = 0.8;
+export const FLAT_MAX_PHOTO_SHARE = 0.002;
+export const FLAT_MAX_NATURAL_SHARE = 0.02;
+/**
+ * An unfiltered recompression that does not get below this share of Chromium's fast PNG is tried
+ * again at FLAT_RETRY_LEVEL, then, if still above, with the filtered writer. The bench's text page
+ * comes out at 0.72 (0.90× the floor's bytes), a long text document at 0.77 (1.04× the floor's;
+ * 0.86× at level 9), a page with photos above 1.
+ */
+export const FLAT_MAX_SHARE_OF_INPUT = 0.75;
+/**
+ * zlib-ng level of the unfiltered route: 7 finds Chromium's 8-row gradient dither repeats (simple
+ * page 0.50× the floor's bytes at 7, 0.72× at 6) in the same time as 6.
+ */
+export const FLAT_LEVEL = 7;
+/** Level 9 searches longer matches: text 0.74× the floor's bytes (0.90× at 7), for 5–6× the time. */
+export const FLAT_RETRY_LEVEL = 9;
+/** zlib-ng level with libpng's adaptive filters: Chromium's own choice of level. */
+export const ADAPTIVE_LEVEL = 6;
+/**
+ * Natural content with less than this share of photos (gradients) goes to libpng's adaptive
+ * filters alone; with more than FILTERED_MIN_PHOTO_SHARE to the filtered writer alone; in between
+ * (a figure in an article) both run and the smaller wins. The bench's gradient page has 0 % photos,
+ * an article with one photo 10 %, the heavy page's full length 13 %, the smooth-photo page 19 %, the
+ * heavy page's viewport 46 %, the photo gallery 68 %. Running both costs their sum: 0.4 put the heavy
+ * full page there and made its capture 1.34× the floor's time (0.98× before).
+ */
+export const ADAPTIVE_MAX_PHOTO_SHARE = 0.02;
+export const FILTERED_MIN_PHOTO_SHARE = 0.1;
+
+/** How encodePng made its output, for the bench and the tests. */
+export type PngRoute = 'input' | 'flat' | 'filtered' | 'adaptive';
 
 /**
- * Chromium's fast PNG (barely compressed) recompressed by sharp at zlib level 6 on libuv's thread
- * pool, without adaptive filtering (3× slower for a larger file on screenshots): about 3× faster
- * than Chromium's own best-compression PNG and a smaller file (docs/performance.md). Photo-like
- * captures are sent as Chromium made them, and a recompression that came out larger is dropped.
+ * PNG from Chromium's fast PNG (zlib's fastest level, Up filter on every row) or stitched pixels,
+ * pixel for pixel, never larger than Chromium's input and, on every page of the bench, no larger
+ * than Chromium's own best-compression PNG, which Playwright's page.screenshot() returns
+ * (docs/performance.md, "PNG size"). The pixels are decoded and analysed (png-writer.ts), then:
+ *
+ * - UI and text (no photo, next to no gradient): unfiltered rows, zlib-ng level 7 through sharp.
+ *   An output that is not much smaller than Chromium's input is tried again at level 9 (long
+ *   text documents), then as natural content (the analysis missed some).
+ * - Natural content: libpng's adaptive filters at zlib-ng level 6 (sharp) for gradients and smooth
+ *   pictures; the filtered writer (png-writer.ts: a filter per band of rows, Node's zlib) for
+ *   photos; both at once, the smaller wins, for photos among other content. libpng's filters are
+ *   Chromium's own algorithm with another zlib: they come within 0.5 % of the floor's bytes, but
+ *   above them on photo pages, where the writer is 1–8 % below.
  */
 export const pngEncoder: ImageEncoder = {
   raw: () => ({ format: 'png' }),
@@ -22,14 +63,60 @@ export const pngEncoder: ImageEncoder = {
 
 /** The png encoder's work, which needs no options (the bench's bare-CDP bound uses it as is). */
 export async function encodePng(image: RawImage): Promise<Buffer> {
-  const recompress = () => sharpOf(image).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
-  if (image.kind !== 'encoded') return recompress();
-  if (image.data.length >= pixelsOf(image) * PHOTO_BYTES_PER_PIXEL) return image.data;
-  const smaller = await recompress();
-  return smaller.length < image.data.length ? smaller : image.data;
+  return (await encodePngRoute(image)).png;
 }
 
-/** Width × height from the PNG's IHDR chunk (it always comes first, right after the signature). */
-function pixelsOf(image: Extract<RawImage, { kind: 'encoded' }>): number {
-  return image.data.readUInt32BE(16) * image.data.readUInt32BE(20);
+/** encodePng, saying which route it took. */
+export async function encodePngRoute(image: RawImage): Promise<EncodedPng> {
+  const input = image.kind === 'encoded' ? image.data : undefined;
+  // Chromium's PNGs are 8-bit; anything else is sent as it came.
+  if (input && input[24] !== 8) return { png: input, route: 'input' };
+  const px: Pixels = image.kind === 'pixels' ? image : await decode(image.data);
+  const analysis = analyseRows(px);
+  let best: EncodedPng;
+  if (px.channels !== 3 && px.channels !== 4) {
+    // Grey: sharp would write it as RGB.
+    best = { png: await writePng(px, analysis), route: 'filtered' };
+  } else if (analysis.photoShare <= FLAT_MAX_PHOTO_SHARE && analysis.naturalShare <= FLAT_MAX_NATURAL_SHARE) {
+    best = { png: await sharpPng(px, { compressionLevel: FLAT_LEVEL, adaptiveFiltering: false }), route: 'flat' };
+    const enough = (png: Buffer) => !input || png.length <= input.length * FLAT_MAX_SHARE_OF_INPUT;
+    if (!enough(best.png)) {
+      best = smaller(best, { png: await sharpPng(px, { compressionLevel: FLAT_RETRY_LEVEL, adaptiveFiltering: false }), route: 'flat' });
+    }
+    if (!enough(best.png)) best = smaller(best, await natural(px, analysis));
+  } else {
+    best = await natural(px, analysis);
+  }
+  return input && input.length <= best.png.length ? { png: input, route: 'input' } : best;
+}
+
+/**
+ * Photos and gradients: libpng's adaptive filters (sharp), the filtered writer, or both at once
+ * (libvips on its threads, the writer's JavaScript here) and the smaller.
+ */
+async function natural(px: Pixels, analysis: RowAnalysis): Promise<EncodedPng> {
+  const adaptive = () => sharpPng(px, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: true });
+  if (analysis.photoShare < ADAPTIVE_MAX_PHOTO_SHARE) return { png: await adaptive(), route: 'adaptive' };
+  if (analysis.photoShare > FILTERED_MIN_PHOTO_SHARE) return { png: await writePng(px, analysis), route: 'filtered' };
+  const [a, filtered] = await Promise.all([adaptive(), writePng(px, analysis)]);
+  return smaller({ png: filtered, route: 'filtered' }, { png: a, route: 'adaptive' });
+}
+
+const smaller = (a: EncodedPng, b: EncodedPng): EncodedPng => (b.png.length < a.png.length ? b : a);
+
+export interface EncodedPng {
+  png: Buffer;
+  route: PngRoute;
+}
+
+/** Through sharp (libvips, libpng, zlib-ng); RGB or RGBA. */
+function sharpPng(px: Pixels, options: PngOptions): Promise<Buffer> {
+  return sharpOf({ kind: 'pixels', data: px.data, width: px.width, height: px.height, channels: px.channels as 3 | 4 })
+    .png(options)
+    .toBuffer();
+}
+
+async function decode(png: Buffer): Promise<Pixels> {
+  const { data, info } = await sharpOf({ kind: 'encoded', data: png, format: 'png' }).raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels };
 }

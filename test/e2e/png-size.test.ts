@@ -1,0 +1,122 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureRaw } from '../../src/capture/steps/screenshot.js';
+import { encodePngRoute, type PngRoute } from '../../src/encoders/png.js';
+import type { RawImage } from '../../src/encoders/raw-image.js';
+import { parseTakeOptions } from '../../src/options/parse-take-options.js';
+import { launchBrowser } from '../helpers/browser.js';
+
+// Issue 21, "PNG size": on the bench's pages (bench/fixtures/, with the bench's grainy photos),
+// Shutter's PNG is no larger than Chromium's fast PNG it started from nor than the floor's
+// (Playwright's page.screenshot(), Chromium's best compression), with the same pixels. The heavy
+// page (subresources only the bench's fixture server makes) is measured by bench/png-size.ts.
+
+let server: Server | undefined;
+let base = '';
+let browser: Browser | undefined;
+
+const BENCH_FIXTURES = new URL('../../bench/fixtures/', import.meta.url);
+
+/**
+ * The bench's fixture photos (bench/fixture-server.ts makes them the same way; it serves from
+ * dist/ only): two-colour gradient, soft waves and grain.
+ */
+async function photo(width: number, height: number, variant: number): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 3);
+  let seed = 1 + variant * 7919;
+  const hue = (variant * 47) % 360;
+  const base = [
+    Math.round(128 + 100 * Math.cos((hue * Math.PI) / 180)),
+    90 + (variant % 5) * 25,
+    Math.round(128 + 100 * Math.sin((hue * Math.PI) / 180)),
+  ];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const grain = (seed % 25) - 12;
+      const wave = 40 * Math.sin(x / (17 + variant)) * Math.cos(y / (23 + variant));
+      for (let c = 0; c < 3; c++) {
+        const v = base[c]! * (0.55 + (0.45 * (x + y)) / (width + height)) + wave * (c === 1 ? -1 : 1) + grain;
+        pixels[(y * width + x) * 3 + c] = Math.max(0, Math.min(255, Math.round(v)));
+      }
+    }
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
+}
+
+beforeAll(async () => {
+  const photos = await Promise.all(Array.from({ length: 16 }, (_, v) => photo(400, 260, v)));
+  server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const m = /^\/img\/photo-(\d{1,4})\.png$/.exec(path);
+    if (m) return res.writeHead(200, { 'content-type': 'image/png' }).end(photos[Number(m[1]) % photos.length]);
+    if (/^\/[\w-]+\.html$/.test(path)) {
+      return readFile(new URL(`.${path}`, BENCH_FIXTURES)).then(
+        (body) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body),
+        () => res.writeHead(404).end(),
+      );
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const rgba = (png: Buffer | RawImage) =>
+  (Buffer.isBuffer(png) || png.kind === 'encoded'
+    ? sharp(Buffer.isBuffer(png) ? png : png.data)
+    : sharp(png.data, { raw: { width: png.width, height: png.height, channels: png.channels } })
+  )
+    .ensureAlpha()
+    .raw()
+    .toBuffer();
+
+describe('PNG size on the bench pages (real Chromium)', () => {
+  const natural: PngRoute[] = ['filtered', 'adaptive'];
+  const pages: Array<[string, boolean, PngRoute[]]> = [
+    ['simple.html', false, ['flat']],
+    ['text.html', false, ['flat']],
+    ['gradient.html', false, ['adaptive']],
+    ['photo.html', false, ['filtered']],
+    ['smooth.html', false, natural],
+    ['photo.html', true, ['filtered']],
+    ['text.html', true, ['flat']],
+  ];
+  for (const [file, fullPage, routes] of pages) {
+    it(`${file}${fullPage ? ', full page' : ''}: no larger than the floor's page.screenshot() nor Chromium's fast PNG, same pixels`, async () => {
+      const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${base}/${file}`);
+        const floor = await page.screenshot({ fullPage });
+        const options = parseTakeOptions({ url: 'https://example.com/', ...(fullPage ? { full_page: '1' } : {}) }, { countries: [] });
+        const raw = await captureRaw(
+          await context.newCDPSession(page),
+          options,
+          { format: 'png' },
+          { maxFullPageHeight: 20_000, maxPixels: 50_000_000 },
+        );
+        const result = await encodePngRoute(raw.image);
+        expect(routes).toContain(result.route);
+        if (raw.image.kind === 'encoded') expect(result.png.length).toBeLessThanOrEqual(raw.image.data.length);
+        expect(result.png.length).toBeLessThanOrEqual(floor.length);
+        expect((await rgba(result.png)).equals(await rgba(raw.image))).toBe(true);
+        if (!fullPage) expect((await rgba(result.png)).equals(await rgba(floor))).toBe(true);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
