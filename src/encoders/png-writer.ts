@@ -1,13 +1,14 @@
-import { constants, crc32, deflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
+import { constants, crc32, deflateRaw, type ZlibOptions } from 'node:zlib';
 
 /**
- * A lossless PNG writer for screenshots: each row gets the PNG filter that suits its content
- * (chosen per band of rows by compressing a few sample rows each way), and the filtered rows are
- * compressed by Node's zlib on libuv's thread pool, in segments that run in parallel.
+ * A lossless PNG writer for screenshots: each band of rows gets the PNG filter that suits its
+ * content (libpng's heuristic on a sample of the band, or one filter given), and the filtered rows
+ * are compressed by Node's zlib on libuv's thread pool, in segments that run in parallel with each
+ * other and with the filtering of the next.
  *
  * libvips (sharp) offers "no filter" or libpng's adaptive heuristic, and neither gets under
- * Chromium's own best-compression PNG on photo pages; png.ts uses this writer there
- * (docs/performance.md, "PNG size").
+ * Chromium's own best-compression PNG on photo pages, nor cheaply on gradients; png.ts uses this
+ * writer there (docs/performance.md, "PNG size").
  */
 
 /** Decoded 8-bit pixels, rows top to bottom, `channels` bytes a pixel. */
@@ -129,123 +130,180 @@ export function analyseRows(px: Pixels): RowAnalysis {
 
 /** Knobs of `writePng`; the defaults are what docs/performance.md ("PNG size") measured best. */
 export interface WriteOptions {
-  /** Rows that share one filter decision. */
+  /** Rows that share one filter. */
   band: number;
-  /** Rows in the middle of a band compressed each way to decide its filter. */
-  probeRows: number;
-  /** Filters tried for a band with natural content. */
-  filters: readonly Filter[];
   /**
-   * A band whose rows all repeat at least this much (RowAnalysis.repeat) is left unfiltered without
-   * trying: text repeats more than its few sampled rows show (bench pages and text with a photo beside
-   * it measured best at 0.1, dithered gradients at 0.1–0.3).
+   * Filters a band with natural content may get: the one whose residuals (as signed bytes) add up
+   * to the least over a sample of the band's rows, libpng's heuristic; with one filter, that one.
    */
-  probeBelow: number;
-  /** zlib level of bands left unfiltered or filtered with Sub (UI, text, dithered gradients). */
-  level: number;
-  /** zlib level of bands filtered with Up, Average or Paeth (photos: smooth ones gain 2–3 % from 6). */
-  smoothLevel: number;
-  /** Uncompressed bytes per deflate segment; segments are compressed in parallel. */
+  filters: readonly Filter[];
+  /** Rows in the middle of a band sampled to choose its filter. */
+  sampleRows: number;
+  /** Bytes between two sampled bytes of a row (odd, so that every channel is sampled). */
+  sampleStep: number;
+  /**
+   * A band whose rows all repeat at least this much (RowAnalysis.repeat) is left unfiltered: text
+   * beside a photo repeats more than the filter heuristic sees (bench pages and text with a photo
+   * beside it measured best at 0.1; dithered gradients, filtered with Sub, at NATURAL_REPEAT).
+   */
+  filterBelow: number;
+  /** zlib level of the bands left unfiltered or filtered with each filter (see LEVELS). */
+  levels: Readonly<Record<Filter, number>>;
+  /** Uncompressed bytes per deflate segment; each is compressed as soon as its rows are filtered, in parallel. */
   segmentBytes: number;
-  /** A run of bands wanting another zlib strategy than its neighbours' is merged into them when shorter. */
+  /** A run of bands wanting another zlib strategy or level than its neighbours' is merged into them when shorter. */
   minSegmentRows: number;
-  /** Rows filtered between two yields to the event loop. */
-  yieldRows: number;
 }
+
+/**
+ * zlib levels by filter, for photos. Level 6 rather than 5 on Average bands made the heavy page
+ * 0.7 % and the smooth-photo page 1.8 % smaller (both then 1 % or less under the floor's bytes at
+ * level 5), for little time on grainy photos but 1.6× on the smooth page; on every band it costs
+ * 2–4× level 5 on dithered and smooth rows (long matches everywhere). png.ts's gradient setting
+ * uses level 4.
+ */
+export const LEVELS: Readonly<Record<Filter, number>> = { 0: 5, 1: 5, 2: 5, 3: 6, 4: 5 };
 
 export const DEFAULT_WRITE_OPTIONS: WriteOptions = {
   band: 16,
-  probeRows: 4,
   filters: [Filter.None, Filter.Sub, Filter.Up, Filter.Average, Filter.Paeth],
-  probeBelow: PHOTO_REPEAT,
-  level: 5,
-  smoothLevel: 6,
-  segmentBytes: 2 * 1024 * 1024,
+  sampleRows: 8,
+  sampleStep: 7,
+  filterBelow: PHOTO_REPEAT,
+  levels: LEVELS,
+  segmentBytes: 1024 * 1024,
   minSegmentRows: 64,
-  yieldRows: 256,
 };
 
 /**
  * The PNG of `px` (8-bit grey, grey+alpha, RGB or RGBA), pixel for pixel. Bands of rows that
- * repeat earlier rows are left unfiltered; every other band gets the filter under which a few of
- * its rows compressed smallest (zlib level 1).
+ * repeat earlier rows are left unfiltered; every other band gets the filter of o.filters whose
+ * residuals are smallest on a sample of its rows.
  */
 export async function writePng(px: Pixels, analysis: RowAnalysis, options: Partial<WriteOptions> = {}): Promise<Buffer> {
   const o = { ...DEFAULT_WRITE_OPTIONS, ...options };
   const { width, height, channels } = px;
   const rowBytes = width * channels + 1;
-  const filtered = Buffer.allocUnsafe(rowBytes * height);
-  const probe = Buffer.allocUnsafe(rowBytes * o.probeRows);
   const bandFilters: Filter[] = [];
-  const bandsPerYield = Math.max(1, Math.round(o.yieldRows / o.band));
   for (let y0 = 0; y0 < height; y0 += o.band) {
     const y1 = Math.min(height, y0 + o.band);
     let least = 1;
     for (let y = y0; y < y1; y++) least = Math.min(least, analysis.repeat[y]!);
-    const filter = least < o.probeBelow ? bestFilter(px, y0, y1, o, probe) : Filter.None;
-    bandFilters.push(filter);
-    for (let y = y0; y < y1; y++) filterRow(px, y, filter, filtered, y * rowBytes);
-    // Filtering is JavaScript on this thread: let other requests' work in between.
-    if (bandFilters.length % bandsPerYield === 0) await new Promise((resolve) => setImmediate(resolve));
+    bandFilters.push(least >= o.filterBelow ? Filter.None : bestFilter(px, y0, y1, o));
   }
-  const idat = await deflateSegments(filtered, rowBytes, segmentsOf(bandFilters, o, height));
+  const filtered = Buffer.allocUnsafe(rowBytes * height);
+  const parts: Array<Promise<Buffer>> = [];
+  let adler = 1;
+  let y = 0;
+  for (const segment of segmentsOf(bandFilters, o, height, rowBytes)) {
+    const at = y * rowBytes;
+    for (const end = y + segment.rows; y < end; y++) filterRow(px, y, bandFilters[(y / o.band) | 0]!, filtered, y * rowBytes);
+    const input = filtered.subarray(at, y * rowBytes);
+    const zlib: ZlibOptions = {
+      level: segment.level,
+      strategy: segment.strategy,
+      finishFlush: y === height ? constants.Z_FINISH : constants.Z_SYNC_FLUSH,
+      // One output buffer for the whole segment: with the default 16 KB, every 16 KB waits for
+      // this thread to take it (half of the pool's time on a busy event loop).
+      chunkSize: Math.max(64 * 1024, input.length),
+    };
+    // On libuv's thread pool, while this thread filters the next segment.
+    parts.push(new Promise((resolve, reject) => deflateRaw(input, zlib, (error, out) => (error ? reject(error) : resolve(out)))));
+    adler = adler32(input, adler);
+    // Filtering is JavaScript on this thread: let other requests' work in between.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const checksum = Buffer.alloc(4);
+  checksum.writeUInt32BE(adler);
+  const segments = await Promise.all(parts);
+  // One zlib stream: the segments end with a sync flush (byte-aligned, not final) but the last.
+  const idat = segments.map((segment, i) => [...(i === 0 ? [ZLIB_HEADER] : []), segment, ...(i === segments.length - 1 ? [checksum] : [])]);
   return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', [header(px)]), ...idat.map((parts) => chunk('IDAT', parts)), chunk('IEND', [])]);
 }
 
-/** A run of rows compressed as deflate segments of one zlib strategy, at one level. */
-interface Run {
+/** Rows compressed as one raw deflate segment. */
+interface Segment {
   rows: number;
   strategy: number;
   level: number;
-  segmentBytes: number;
 }
 
 /**
- * zlib's default strategy for bands filtered with None, Sub or Average (UI, text, dithered
- * gradients, grainy photos), Z_FILTERED (no matches of 5 bytes or less) for bands filtered with
- * Up or Paeth (smooth photos): each measured best on its kind, the other 2–4 % worse; o.level for
- * None and Sub, o.smoothLevel for the others. A run shorter than o.minSegmentRows joins its
+ * Runs of bands of one zlib strategy and level, cut into segments of about o.segmentBytes.
+ * Z_FILTERED (no matches of 5 bytes or less) for bands filtered with Up or Paeth (smooth photos),
+ * zlib's default strategy for the others (UI, text, dithered gradients, grainy photos): each
+ * measured best on its kind, the other 2–4 % worse. A run shorter than o.minSegmentRows joins its
  * neighbour (a segment starts without the previous one's window).
  */
-function segmentsOf(bandFilters: readonly Filter[], o: WriteOptions, height: number): Run[] {
-  const runs: Run[] = [];
+function segmentsOf(bandFilters: readonly Filter[], o: WriteOptions, height: number, rowBytes: number): Segment[] {
+  const runs: Segment[] = [];
   bandFilters.forEach((filter, b) => {
     const rows = Math.min(o.band, height - b * o.band);
     const strategy = filter === Filter.Up || filter === Filter.Paeth ? constants.Z_FILTERED : constants.Z_DEFAULT_STRATEGY;
-    const level = filter === Filter.Sub || filter === Filter.None ? o.level : o.smoothLevel;
+    const level = o.levels[filter];
     const last = runs[runs.length - 1];
     if (last && last.strategy === strategy && last.level === level) last.rows += rows;
-    else runs.push({ rows, strategy, level, segmentBytes: o.segmentBytes });
+    else runs.push({ rows, strategy, level });
   });
-  const merged: Run[] = [];
+  const merged: Segment[] = [];
   for (const run of runs) {
     const last = merged[merged.length - 1];
     if (last && (run.rows < o.minSegmentRows || (last.strategy === run.strategy && last.level === run.level))) last.rows += run.rows;
     else if (last && last.rows < o.minSegmentRows) merged[merged.length - 1] = { ...run, rows: last.rows + run.rows };
     else merged.push({ ...run });
   }
-  return merged;
+  return merged.flatMap((run) => {
+    const count = Math.max(1, Math.min(run.rows, Math.round((run.rows * rowBytes) / o.segmentBytes)));
+    const per = Math.ceil(run.rows / count);
+    return Array.from({ length: Math.ceil(run.rows / per) }, (_, i) => ({ ...run, rows: Math.min(per, run.rows - i * per) }));
+  });
 }
 
-/** The filter among o.filters whose output for a few rows in the middle of the band deflates smallest (zlib level 1). */
-function bestFilter(px: Pixels, y0: number, y1: number, o: WriteOptions, scratch: Buffer): Filter {
-  const rowBytes = px.width * px.channels + 1;
-  const rows = Math.min(o.probeRows, y1 - y0);
-  const start = y0 + ((y1 - y0 - rows) >> 1);
-  let best = o.filters[0] ?? Filter.None;
-  let bestSize = Infinity;
-  for (const filter of o.filters) {
-    for (let i = 0; i < rows; i++) filterRow(px, start + i, filter, scratch, i * rowBytes);
-    const size = deflateRawSync(scratch.subarray(0, rows * rowBytes), PROBE_ZLIB).length;
-    if (size < bestSize) {
-      bestSize = size;
-      best = filter;
+/**
+ * The filter among o.filters whose residuals, each taken as a signed byte, add up to the least on
+ * o.sampleRows rows in the middle of the band, every o.sampleStep-th byte: libpng's heuristic, on a
+ * sample, all filters in one pass.
+ */
+function bestFilter(px: Pixels, y0: number, y1: number, o: WriteOptions): Filter {
+  if (o.filters.length === 1) return o.filters[0]!;
+  const { data, channels: bpp } = px;
+  const stride = px.width * bpp;
+  const rows = Math.min(o.sampleRows, y1 - y0);
+  const start = Math.max(1, y0 + ((y1 - y0 - rows) >> 1));
+  const magnitude = (v: number) => ((v & 255) < 128 ? v & 255 : 256 - (v & 255));
+  let none = 0;
+  let sub = 0;
+  let up = 0;
+  let average = 0;
+  let paeth = 0;
+  for (let y = start; y < Math.min(px.height, start + rows); y++) {
+    const row = y * stride;
+    const above = row - stride;
+    for (let i = bpp; i < stride; i += o.sampleStep) {
+      const x = data[row + i]!;
+      const a = data[row + i - bpp]!;
+      const b = data[above + i]!;
+      const c = data[above + i - bpp]!;
+      none += magnitude(x);
+      sub += magnitude(x - a);
+      up += magnitude(x - b);
+      average += magnitude(x - ((a + b) >> 1));
+      paeth += magnitude(x - paethPredictor(a, b, c));
     }
   }
+  const sums = [none, sub, up, average, paeth];
+  let best = o.filters[0] ?? Filter.None;
+  for (const filter of o.filters) if (sums[filter]! < sums[best]!) best = filter;
   return best;
 }
 
-const PROBE_ZLIB: ZlibOptions = { level: 1 };
+/** The PNG spec's Paeth predictor (9.4). */
+function paethPredictor(a: number, b: number, c: number): number {
+  const pa = Math.abs(b - c);
+  const pb = Math.abs(a - c);
+  const pc = Math.abs(a + b - c - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
 
 /** Row y of px with filter type `filter` at out[at] (its filter byte) and after. */
 export function filterRow(px: Pixels, y: number, filter: Filter, out: Buffer, at: number): void {
@@ -298,49 +356,25 @@ export function filterRow(px: Pixels, y: number, filter: Filter, out: Buffer, at
   }
 }
 
-/**
- * One zlib stream in parts, one IDAT chunk each: raw deflate segments of whole rows compressed in
- * parallel on libuv's thread pool, each but the last ended with a sync flush (byte-aligned, not
- * final), so that their concatenation is one valid stream; the zlib header before the first, the
- * Adler-32 of everything after the last.
- */
-async function deflateSegments(filtered: Buffer, rowBytes: number, runs: readonly Run[]): Promise<Buffer[][]> {
-  const parts: Array<Promise<Buffer>> = [];
-  let start = 0;
-  for (const run of runs) {
-    const runEnd = start + run.rows * rowBytes;
-    const count = Math.max(1, Math.min(run.rows, Math.round((runEnd - start) / run.segmentBytes)));
-    const per = Math.ceil(run.rows / count) * rowBytes;
-    for (let at = start; at < runEnd; at += per) {
-      const end = Math.min(runEnd, at + per);
-      const options: ZlibOptions = {
-        level: run.level,
-        strategy: run.strategy,
-        finishFlush: end === filtered.length ? constants.Z_FINISH : constants.Z_SYNC_FLUSH,
-      };
-      const input = filtered.subarray(at, end);
-      parts.push(new Promise((resolve, reject) => deflateRaw(input, options, (error, out) => (error ? reject(error) : resolve(out)))));
-    }
-    start = runEnd;
-  }
-  // Computed on this thread while the thread pool compresses.
-  const checksum = Buffer.alloc(4);
-  checksum.writeUInt32BE(adler32(filtered));
-  const segments = await Promise.all(parts);
-  return segments.map((segment, i) => [...(i === 0 ? [ZLIB_HEADER] : []), segment, ...(i === segments.length - 1 ? [checksum] : [])]);
-}
-
 /** zlib header: deflate, 32 KiB window, default compression (RFC 1950). */
 const ZLIB_HEADER = Buffer.from([0x78, 0x9c]);
 
-/** Adler-32 (RFC 1950) of buf. */
-export function adler32(buf: Uint8Array): number {
-  let a = 1;
-  let b = 0;
+/** Adler-32 (RFC 1950) of buf, or of what came before (its Adler-32: `previous`) and buf. */
+export function adler32(buf: Uint8Array, previous = 1): number {
+  let a = previous & 0xffff;
+  let b = previous >>> 16;
   const n = buf.length;
   for (let i = 0; i < n;) {
-    // 5552: the most bytes before b can overflow 2^32 (zlib's NMAX).
-    const end = Math.min(n, i + 5552);
+    // Blocks of 2 KB keep a and b under 2^31, as small integers V8 adds fastest; four bytes a step.
+    const end = Math.min(n, i + 2048);
+    for (const end4 = end - 3; i < end4; i += 4) {
+      const x0 = buf[i]!;
+      const x1 = buf[i + 1]!;
+      const x2 = buf[i + 2]!;
+      const x3 = buf[i + 3]!;
+      b += 4 * a + 4 * x0 + 3 * x1 + 2 * x2 + x3;
+      a += x0 + x1 + x2 + x3;
+    }
     for (; i < end; i++) {
       a += buf[i]!;
       b += a;

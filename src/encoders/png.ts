@@ -1,5 +1,5 @@
 import type { PngOptions } from 'sharp';
-import { analyseRows, writePng, type Pixels, type RowAnalysis } from './png-writer.js';
+import { analyseRows, Filter, NATURAL_REPEAT, writePng, type Pixels, type RowAnalysis, type WriteOptions } from './png-writer.js';
 import { sharpOf, type RawImage } from './raw-image.js';
 import type { ImageEncoder } from './encoder.js';
 
@@ -28,18 +28,37 @@ export const FLAT_RETRY_LEVEL = 9;
 /** zlib-ng level with libpng's adaptive filters: Chromium's own choice of level. */
 export const ADAPTIVE_LEVEL = 6;
 /**
- * Natural content with less than this share of photos (gradients) goes to libpng's adaptive
- * filters alone; with more than FILTERED_MIN_PHOTO_SHARE to the filtered writer alone; in between
- * (a figure in an article) both run and the smaller wins. The bench's gradient page has 0 % photos,
- * an article with one photo 10 %, the heavy page's full length 13 %, the smooth-photo page 19 %, the
- * heavy page's viewport 46 %, the photo gallery 68 %. Running both costs their sum: 0.4 put the heavy
- * full page there and made its capture 1.34× the floor's time (0.98× before).
+ * Natural content with less than this share of photos (gradients, smooth pictures) goes to the
+ * writer's gradient setting (GRADIENT_WRITE), with libpng's adaptive filters as a fallback; with
+ * more than FILTERED_MIN_PHOTO_SHARE to the filtered writer alone; in between (a figure in an
+ * article) the filtered writer and libpng's filters both run and the smaller wins. The bench's
+ * gradient page has 0 % photos, an article with one photo 10 %, the heavy page's full length 13 %,
+ * the smooth-photo page 19 %, the heavy page's viewport 46 %, the photo gallery 68 %.
  */
 export const ADAPTIVE_MAX_PHOTO_SHARE = 0.02;
 export const FILTERED_MIN_PHOTO_SHARE = 0.1;
+/**
+ * Chromium dithers CSS gradients with an 8×8 pattern: filtered with Sub, the rows of a dithered
+ * gradient repeat 8 rows up and zlib level 4 finds most of it (bench gradient page 0.95× the
+ * floor's bytes, for a third of the time libpng's filters at zlib-ng 6 take; level 5: 0.89×, 1.5×
+ * the time). Bands that repeat as they are stay unfiltered.
+ */
+export const GRADIENT_WRITE: Partial<WriteOptions> = {
+  filters: [Filter.Sub],
+  filterBelow: NATURAL_REPEAT,
+  levels: { 0: 4, 1: 4, 2: 4, 3: 4, 4: 4 },
+};
+/**
+ * A gradient-setting PNG above this share of Chromium's fast PNG is not a plain dithered gradient
+ * (a smooth picture, or a gradient libpng's filters do better on): libpng's adaptive filters are
+ * tried too and the smaller is kept. The bench's gradient page comes out at 0.57 (libpng: 0.55,
+ * the floor 0.60); a synthetic diagonal gradient 640×400 at 0.64 (libpng 0.48), a blurred picture
+ * at 0.91 (libpng 0.70).
+ */
+export const GRADIENT_MAX_SHARE_OF_INPUT = 0.6;
 
 /** How encodePng made its output, for the bench and the tests. */
-export type PngRoute = 'input' | 'flat' | 'filtered' | 'adaptive';
+export type PngRoute = 'input' | 'flat' | 'gradient' | 'filtered' | 'adaptive';
 
 /**
  * PNG from Chromium's fast PNG (zlib's fastest level, Up filter on every row) or stitched pixels,
@@ -50,11 +69,12 @@ export type PngRoute = 'input' | 'flat' | 'filtered' | 'adaptive';
  * - UI and text (no photo, next to no gradient): unfiltered rows, zlib-ng level 7 through sharp.
  *   An output that is not much smaller than Chromium's input is tried again at level 9 (long
  *   text documents), then as natural content (the analysis missed some).
- * - Natural content: libpng's adaptive filters at zlib-ng level 6 (sharp) for gradients and smooth
- *   pictures; the filtered writer (png-writer.ts: a filter per band of rows, Node's zlib) for
- *   photos; both at once, the smaller wins, for photos among other content. libpng's filters are
- *   Chromium's own algorithm with another zlib: they come within 0.5 % of the floor's bytes, but
- *   above them on photo pages, where the writer is 1–8 % below.
+ * - Natural content (png-writer.ts: a filter per band of rows, Node's zlib on libuv's threads):
+ *   gradients get Sub at zlib level 4, photos the filter libpng's heuristic picks on a sample of
+ *   each band, at levels 5–6. libpng's adaptive filters at zlib-ng 6 (sharp) — Chromium's own
+ *   algorithm with another zlib, within 0.5 % of the floor's bytes but above them on photo pages —
+ *   are the fallback for gradients that do not compress well and run beside the writer for photos
+ *   among other content; the smaller wins.
  */
 export const pngEncoder: ImageEncoder = {
   raw: () => ({ format: 'png' }),
@@ -83,23 +103,33 @@ export async function encodePngRoute(image: RawImage): Promise<EncodedPng> {
     if (!enough(best.png)) {
       best = smaller(best, { png: await sharpPng(px, { compressionLevel: FLAT_RETRY_LEVEL, adaptiveFiltering: false }), route: 'flat' });
     }
-    if (!enough(best.png)) best = smaller(best, await natural(px, analysis));
+    if (!enough(best.png)) best = smaller(best, await natural(px, analysis, input));
   } else {
-    best = await natural(px, analysis);
+    best = await natural(px, analysis, input);
   }
   return input && input.length <= best.png.length ? { png: input, route: 'input' } : best;
 }
 
 /**
- * Photos and gradients: libpng's adaptive filters (sharp), the filtered writer, or both at once
- * (libvips on its threads, the writer's JavaScript here) and the smaller.
+ * Photos and gradients: the writer's gradient setting (libpng's adaptive filters too when that does
+ * not compress well), the filtered writer, or it and libpng's filters at once (libvips on its
+ * threads, the writer mostly on libuv's) and the smaller.
  */
-async function natural(px: Pixels, analysis: RowAnalysis): Promise<EncodedPng> {
-  const adaptive = () => sharpPng(px, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: true });
-  if (analysis.photoShare < ADAPTIVE_MAX_PHOTO_SHARE) return { png: await adaptive(), route: 'adaptive' };
+async function natural(px: Pixels, analysis: RowAnalysis, input: Buffer | undefined): Promise<EncodedPng> {
+  const adaptive = async (): Promise<EncodedPng> => ({
+    png: await sharpPng(px, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: true }),
+    route: 'adaptive',
+  });
+  if (analysis.photoShare < ADAPTIVE_MAX_PHOTO_SHARE) {
+    // Stitched pixels have no fast PNG to compare with: libpng's filters alone, as before.
+    if (!input) return adaptive();
+    const gradient: EncodedPng = { png: await writePng(px, analysis, GRADIENT_WRITE), route: 'gradient' };
+    if (gradient.png.length <= input.length * GRADIENT_MAX_SHARE_OF_INPUT) return gradient;
+    return smaller(gradient, await adaptive());
+  }
   if (analysis.photoShare > FILTERED_MIN_PHOTO_SHARE) return { png: await writePng(px, analysis), route: 'filtered' };
   const [a, filtered] = await Promise.all([adaptive(), writePng(px, analysis)]);
-  return smaller({ png: filtered, route: 'filtered' }, { png: a, route: 'adaptive' });
+  return smaller({ png: filtered, route: 'filtered' }, a);
 }
 
 const smaller = (a: EncodedPng, b: EncodedPng): EncodedPng => (b.png.length < a.png.length ? b : a);

@@ -180,9 +180,9 @@ describe('png encoder', () => {
   const natural: PngRoute[] = ['filtered', 'adaptive'];
   const cases: Array<[string, () => Pixels | Promise<Pixels>, PngRoute[]]> = [
     ['text and UI', () => textPage(), ['flat']],
-    ['a dithered gradient', () => gradient(), ['adaptive']],
+    ['a dithered gradient', () => gradient(), ['gradient', 'adaptive']],
     ['grainy photos', () => grainyPhoto(), ['filtered']],
-    ['a smooth picture', () => smoothPhoto(), ['adaptive']],
+    ['a smooth picture', () => smoothPhoto(), ['gradient', 'adaptive']],
     ['a small photo beside text (both run, the smaller wins)', () => textWithPhoto(120, 150), natural],
   ];
 
@@ -307,7 +307,7 @@ describe('png writer', () => {
       for (let i = 0; i < data.length; i++) data[i] = photo.data[i % photo.data.length]!;
       const px = { data, width: 96, height: 48, channels };
       for (const filter of [Filter.None, Filter.Sub, Filter.Up, Filter.Average, Filter.Paeth]) {
-        const png = await writePng(px, analyseRows(px), { filters: [filter], probeBelow: 2 });
+        const png = await writePng(px, analyseRows(px), { filters: [filter], filterBelow: 2 });
         const back = readPng(png);
         expect([back.width, back.height, back.channels]).toEqual([96, 48, channels]);
         expect(back.data.equals(data)).toBe(true);
