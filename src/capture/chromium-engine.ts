@@ -200,6 +200,10 @@ export class ChromiumEngine implements CaptureEngine {
       trace,
       page,
       (request) => blocking.blockedBy.get(request) ?? (this.options.egress.outcomeOf(request.url()) === 'forbidden' ? 'egress' : undefined),
+      (request) => {
+        const outcome = this.options.egress.outcomeOf(request.url());
+        return outcome?.startsWith('ERR_') ? `net::${outcome}` : undefined;
+      },
     );
   }
 

@@ -33,6 +33,9 @@ const MAX_TEXT = 2_000;
 /** A page too busy to paint or serialise must not hold a failed capture's answer. */
 const SNAPSHOT_MS = 2_000;
 
+/** What Chromium reports for any connection the egress proxy did not open (SOCKS5, or CONNECT on a country listener). */
+const PROXY_GAVE_UP = /ERR_(SOCKS_CONNECTION_FAILED|TUNNEL_CONNECTION_FAILED)$/;
+
 export const newDebugTrace = (): DebugTrace => ({ steps: [], requests: [], console: [], errors: [] });
 
 /** Fills a DebugTrace from one page's events; only made for debug=1 captures. */
@@ -44,6 +47,8 @@ export class DebugRecorder {
     private readonly page: Page,
     /** Why a failed request failed, when Shutter refused it. */
     private readonly blockedBy: (request: Request) => string | undefined,
+    /** The network error the egress proxy met for a request (`net::ERR_…`), if it recorded one. */
+    private readonly proxyError: (request: Request) => string | undefined = () => undefined,
   ) {
     page.on('request', (request) => {
       if (trace.requests.length >= MAX_REQUESTS) return;
@@ -64,7 +69,9 @@ export class DebugRecorder {
     page.on('requestfailed', (request) => {
       const seen = this.done(request);
       if (!seen) return;
-      seen.error = request.failure()?.errorText ?? null;
+      const error = request.failure()?.errorText ?? null;
+      // Chromium only learns that the proxy gave up; the proxy knows why (refused, timed out…).
+      seen.error = (error && PROXY_GAVE_UP.test(error) ? this.proxyError(request) : undefined) ?? error;
       seen.blocked_by = this.blockedBy(request) ?? null;
     });
     page.on('console', (message) => {

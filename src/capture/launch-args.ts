@@ -1,5 +1,5 @@
 export interface LaunchArgsOptions {
-  /** The egress proxy (`http://127.0.0.1:<port>`) every request of every page must go through. */
+  /** The egress proxy (`socks5://127.0.0.1:<port>`) every connection of every page must go through. */
   proxyServer?: string;
   /** V8 heap cap of each renderer in MB: a memory-bomb page crashes its own renderer early. */
   jsHeapMb?: number;
@@ -41,7 +41,8 @@ export function launchArgs(options: LaunchArgsOptions = {}): string[] {
 /**
  * Everything through the egress proxy: Chromium bypasses proxies for loopback unless told
  * `<-loopback>`, and it resolves no host name itself (only the proxy does, once, and checks
- * the answer), so even a request that escaped the proxy could not reach a named host.
+ * the answer: Chromium's socks5 sends names, unlike socks4), so even a request that escaped the
+ * proxy could not reach a named host. The proxy's own address is a literal, excluded from the map.
  */
 function egressArgs(proxyServer: string): string[] {
   const proxyHost = new URL(proxyServer).hostname;

@@ -11,30 +11,24 @@ import { basicAuth, tunnelThrough } from './upstream-proxy.js';
  * country proxy. Either way only the checked addresses are used: nothing resolves the name again.
  */
 export interface Dialer {
-  /** A TCP connection to the destination (for CONNECT tunnels). */
+  /** A TCP connection to the destination (for SOCKS5 and CONNECT tunnels). */
   connect(port: number, addresses: readonly string[]): Promise<Socket>;
+}
+
+/** A dialer for the HTTP listener (country proxies), which also forwards plain-http requests. */
+export interface HttpDialer extends Dialer {
   /** http.request options for a plain-http request to the destination. */
   httpOptions(host: string, port: number, addresses: readonly string[], path: string): Promise<RequestOptions>;
   /**
    * A plain-http request through this dialer failed before any answer: returns the error to record
    * (a country proxy's failure is marked as such, and the proxy is skipped for a while).
    */
-  failed?(error: unknown): unknown;
+  failed(error: unknown): unknown;
 }
 
-/** Straight to the checked address. */
+/** Straight to the checked address (the SOCKS5 listener: plain http arrives there as a tunnel too). */
 export function directDialer(gate: EgressGate): Dialer {
-  return {
-    connect: (port, addresses) => connectToChecked(addresses, port, gate.connectTimeoutMs),
-    httpOptions: async (host, port, addresses, path) => ({
-      host,
-      port,
-      path,
-      // Connects to the checked addresses only: the name is not resolved a second time.
-      lookup: gate.pinnedLookup(addresses),
-      agent: gate.agent,
-    }),
-  };
+  return { connect: (port, addresses) => connectToChecked(addresses, port, gate.connectTimeoutMs) };
 }
 
 const literal = (address: string) => (address.includes(':') ? `[${address}]` : address);
@@ -44,7 +38,7 @@ const literal = (address: string) => (address.includes(':') ? `[${address}]` : a
  * not be talked into reaching its own network by a name that resolves differently there.
  * Sites still see the proxy's country; only DNS-based geo-steering is lost.
  */
-export function countryDialer(gate: EgressGate, countries: CountryProxies, country: string): Dialer {
+export function countryDialer(gate: EgressGate, countries: CountryProxies, country: string): HttpDialer {
   let current: UpstreamProxy | undefined;
   const pick = () => {
     current = countries.pick(country);

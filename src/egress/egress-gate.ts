@@ -1,5 +1,4 @@
-import { Agent } from 'node:http';
-import type { LookupFunction, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { createAddressGuard } from './address-guard.js';
 import { isAddressAllowed } from './address-policy.js';
@@ -11,20 +10,21 @@ export interface EgressGateOptions {
   allowed: readonly Cidr[];
   resolve: Resolver;
   logger: Logger;
-  /** The proxy's own port: never a destination, even where loopback is allowed. */
-  ownPort: () => number | undefined;
+  /** Whether a port is one the proxy listens on (any of its listeners): never a destination, even where loopback is allowed. */
+  isOwnPort: (port: number) => boolean;
 }
+
+/** The gate's answer for an endpoint: the checked addresses to connect to, or why there are none. */
+export type GateDecision = { addresses: string[] } | { refused: 'forbidden' | 'unresolved' };
 
 /**
  * The decision point every proxied connection passes: resolve once, check, remember refusals
- * and failures. Shared by the CONNECT and plain-http handlers; owns the upstream keep-alive agent.
+ * and failures. Shared by the SOCKS5, CONNECT and plain-http handlers.
  */
 export class EgressGate {
   readonly outcomes = new EndpointLog();
   readonly connectTimeoutMs = 15_000;
   readonly idleTimeoutMs = 30_000;
-  /** Keep-alive to upstreams: a page's many requests to one origin reuse connections. */
-  readonly agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 });
   /** Connections refused by the address policy since start. */
   refused = 0;
   /** The same, by reason: an address not allowed, or the proxy's own port. */
@@ -40,17 +40,23 @@ export class EgressGate {
 
   /** The checked addresses to connect to, or undefined when the endpoint is refused or unresolvable (recorded). */
   async check(host: string, port: number): Promise<string[] | undefined> {
+    const decision = await this.decide(host, port);
+    return 'addresses' in decision ? decision.addresses : undefined;
+  }
+
+  /** The same, telling a refusal from a name that does not resolve (a SOCKS5 reply code tells them apart). */
+  async decide(host: string, port: number): Promise<GateDecision> {
     const verdict = await this.guard(host);
     const key = endpointKey(host, port);
-    if (verdict.ok && !verdict.addresses.some((a) => this.isSelf(a, port))) return verdict.addresses;
+    if (verdict.ok && !verdict.addresses.some((a) => this.isSelf(a, port))) return { addresses: verdict.addresses };
     if (!verdict.ok && verdict.reason === 'unresolved') {
       this.outcomes.record(key, 'ERR_NAME_NOT_RESOLVED');
-      return undefined;
+      return { refused: 'unresolved' };
     }
     this.refused++;
     this.refusedBy[verdict.ok ? 'proxy_port' : 'page_request']++;
     if (this.outcomes.record(key, 'forbidden')) this.options.logger.info({ endpoint: key }, 'egress refused: the address is not allowed');
-    return undefined;
+    return { refused: 'forbidden' };
   }
 
   /** Records why an allowed endpoint could not be reached, in Chromium's words (or that a country proxy failed). */
@@ -64,15 +70,6 @@ export class EgressGate {
     this.outcomes.clear(endpointKey(host, port));
   }
 
-  /** A socket lookup that answers with the checked addresses only (no second resolution). */
-  pinnedLookup(addresses: readonly string[]): LookupFunction {
-    const entries = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-    return (_hostname, options, callback) => {
-      if (options.all) (callback as (e: null, a: typeof entries) => void)(null, entries);
-      else callback(null, entries[0]!.address, entries[0]!.family);
-    };
-  }
-
   /** Keeps a tunnel's upstream socket so close() can cut it. */
   track(socket: Socket): void {
     this.open.add(socket);
@@ -81,10 +78,9 @@ export class EgressGate {
 
   close(): void {
     for (const socket of this.open) socket.destroy();
-    this.agent.destroy();
   }
 
   private isSelf(address: string, port: number): boolean {
-    return port === this.options.ownPort() && !isAddressAllowed(address, []);
+    return this.options.isOwnPort(port) && !isAddressAllowed(address, []);
   }
 }

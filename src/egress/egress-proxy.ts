@@ -1,13 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Cidr } from '../values/cidr.js';
 import { endpointKeyOfUrl, type EndpointOutcome } from './endpoint-log.js';
 import type { CountryProxies } from './country-proxies.js';
-import { countryDialer, directDialer, type Dialer } from './dialers.js';
+import { countryDialer, directDialer } from './dialers.js';
 import { EgressGate } from './egress-gate.js';
-import { handleForward } from './proxy-forward.js';
-import { handleConnect } from './proxy-tunnel.js';
+import { listenHttp, listenSocks, type Listener } from './listeners.js';
 import { systemResolver, type Resolver } from './resolver.js';
 
 export interface EgressProxyOptions {
@@ -21,16 +19,18 @@ export interface EgressProxyOptions {
 }
 
 /**
- * The in-process forward proxy Chromium is launched behind (`--proxy-server`, loopback not
- * bypassed). Every request a page makes — documents, redirects, subresources, fetch, WebSockets,
- * workers — arrives here as CONNECT or an absolute-form http request, is resolved once, checked
- * against the address policy and sent to the checked address. Listens on 127.0.0.1 only.
+ * The in-process proxy Chromium is launched behind (`--proxy-server=socks5://…`, loopback not
+ * bypassed). Every connection a page opens — documents, redirects, subresources, fetch, WebSockets,
+ * workers, over http or https — arrives here as a SOCKS5 CONNECT (socks-tunnel.ts), is resolved
+ * once, checked against the address policy and opened to the checked address. Country listeners
+ * are HTTP proxies (listeners.ts says why). Listens on 127.0.0.1 only.
  */
 export class EgressProxy {
-  private server?: Server;
-  private listening?: Promise<string>;
+  private main?: Promise<Listener>;
   /** One more listener per country in use: the context of an ip_country_code capture is pointed at it. */
-  private readonly countryListeners = new Map<string, Promise<{ server: Server; url: string }>>();
+  private readonly countryListeners = new Map<string, Promise<Listener>>();
+  /** Every port the proxy listens on: none is a destination for a page, even where loopback is allowed. */
+  private readonly ports = new Set<number>();
   private readonly sockets = new Set<Socket>();
   private readonly gate: EgressGate;
   private readonly countries?: CountryProxies;
@@ -40,18 +40,15 @@ export class EgressProxy {
       allowed: options.allowed,
       resolve: options.resolve ?? systemResolver,
       logger: options.logger,
-      ownPort: () => (this.server?.address() as AddressInfo | null)?.port,
+      isOwnPort: (port) => this.ports.has(port),
     });
     this.countries = options.countries;
   }
 
-  /** Starts listening (once) and returns the proxy URL for `--proxy-server`. */
-  listen(): Promise<string> {
-    this.listening ??= this.start(directDialer(this.gate)).then(({ server, url }) => {
-      this.server = server;
-      return url;
-    });
-    return this.listening;
+  /** Starts listening (once) and returns the proxy URL for `--proxy-server` (`socks5://127.0.0.1:<port>`). */
+  async listen(): Promise<string> {
+    this.main ??= this.opened(listenSocks(this.gate, directDialer(this.gate), this.sockets));
+    return (await this.main).url;
   }
 
   /**
@@ -63,7 +60,7 @@ export class EgressProxy {
     if (!countries?.table.has(country)) throw new Error(`no proxy is configured for ${country}`);
     let listener = this.countryListeners.get(country);
     if (!listener) {
-      listener = this.start(countryDialer(this.gate, countries, country));
+      listener = this.opened(listenHttp(this.gate, countryDialer(this.gate, countries, country), this.sockets));
       this.countryListeners.set(country, listener);
     }
     return (await listener).url;
@@ -86,44 +83,20 @@ export class EgressProxy {
   }
 
   async close(): Promise<void> {
-    const servers = [
-      this.server,
-      ...(await Promise.all(
-        [...this.countryListeners.values()].map((l) =>
-          l.then(
-            (x) => x.server,
-            () => undefined,
-          ),
-        ),
-      )),
-    ];
-    this.server = undefined;
-    this.listening = undefined;
+    const listeners = [this.main, ...this.countryListeners.values()].map((l) => l?.catch(() => undefined));
+    this.main = undefined;
     this.countryListeners.clear();
     this.gate.close();
     for (const socket of this.sockets) socket.destroy();
-    await Promise.all(servers.map((server) => server && new Promise<void>((resolve) => server.close(() => resolve()))));
+    const closing = (await Promise.all(listeners)).filter((l) => l !== undefined);
+    await Promise.all(closing.map((l) => new Promise<void>((resolve) => l.server.close(() => resolve()))));
+    for (const l of closing) this.ports.delete(l.port);
   }
 
-  private async start(dialer: Dialer): Promise<{ server: Server; url: string }> {
-    // Chromium's headers can be large (cookies); the limit only guards against a runaway peer.
-    const server = createServer({ maxHeaderSize: 64 * 1024, requestTimeout: 0, keepAliveTimeout: 30_000 });
-    server.on('connection', (socket: Socket) => {
-      socket.setNoDelay(true);
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
-    server.on('request', (request, response) => {
-      handleForward(this.gate, dialer, request, response).catch(() => response.destroy());
-    });
-    server.on('connect', (request, client, head) => {
-      handleConnect(this.gate, dialer, request, client, head).catch(() => client.destroy());
-    });
-    server.on('clientError', (_error, socket) => socket.destroy());
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  /** Counts a listener's port among the proxy's own as soon as it listens. */
+  private async opened(listening: Promise<Listener>): Promise<Listener> {
+    const listener = await listening;
+    this.ports.add(listener.port);
+    return listener;
   }
 }

@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Dialer } from './dialers.js';
+import type { HttpDialer } from './dialers.js';
 import type { EgressGate } from './egress-gate.js';
 
 /** Hop-by-hop headers: they describe the client→proxy connection and are never forwarded. */
@@ -19,7 +19,12 @@ const HOP_BY_HOP = new Set([
  * A plain-http request in absolute form (`GET http://host/path`). It is sent to the checked
  * address with the Host header taken from the URL, so what was checked is what is reached.
  */
-export async function handleForward(gate: EgressGate, dialer: Dialer, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function handleForward(
+  gate: EgressGate,
+  dialer: HttpDialer,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   let url: URL | undefined;
   try {
     url = new URL(request.url ?? '');
@@ -68,7 +73,7 @@ export async function handleForward(gate: EgressGate, dialer: Dialer, request: I
   });
   upstream.on('error', (error) => {
     // Like a direct connection failing: the request fails in Chromium, the reason is kept for the engine.
-    if (!response.headersSent) gate.failed(host, port, dialer.failed ? dialer.failed(error) : error);
+    if (!response.headersSent) gate.failed(host, port, dialer.failed(error));
     request.socket.destroy();
   });
   response.on('close', () => {

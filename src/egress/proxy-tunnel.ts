@@ -2,9 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { EgressGate } from './egress-gate.js';
 import type { Dialer } from './dialers.js';
+import { splice } from './splice.js';
 
 /**
- * CONNECT host:port — how Chromium sends https and every WebSocket (ws and wss) through a proxy.
+ * CONNECT host:port — how Chromium sends https and every WebSocket (ws and wss) through an HTTP
+ * proxy (the country listeners; the main listener is SOCKS5, socks-tunnel.ts).
  * The tunnel is opened to the checked address only; TLS stays end to end between page and site.
  */
 export async function handleConnect(
@@ -41,14 +43,8 @@ export async function handleConnect(
     return;
   }
   gate.track(upstream);
-  upstream.on('error', () => client.destroy());
-  client.on('error', () => upstream.destroy());
-  client.on('close', () => upstream.destroy());
-  upstream.on('close', () => client.destroy());
   client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-  if (head.length > 0) upstream.write(head);
-  client.pipe(upstream);
-  upstream.pipe(client);
+  splice(client, upstream, head);
 }
 
 /** `host:port` or `[v6]:port` as sent in a CONNECT request line; port is required. */

@@ -49,7 +49,15 @@ interface Bundle {
   error: { code: string; message: string } | null;
   options: Record<string, unknown>;
   steps: Array<{ name: string; ms: number; failed?: boolean }>;
-  requests: Array<{ url: string; type: string; status: number | null; bytes: number | null; ms: number | null; blocked_by: string | null }>;
+  requests: Array<{
+    url: string;
+    type: string;
+    status: number | null;
+    bytes: number | null;
+    ms: number | null;
+    blocked_by: string | null;
+    error: string | null;
+  }>;
   console: Array<{ type: string; text: string }>;
   errors: string[];
   screenshot_url: string | null;
@@ -81,6 +89,8 @@ describe('debug=1', () => {
     expect(byUrl('/green.svg')).toMatchObject({ type: 'image', status: 200, blocked_by: null });
     expect(byUrl('green.svg?blocked')).toMatchObject({ blocked_by: 'block_requests', status: null });
     expect(byUrl('private.example')).toMatchObject({ blocked_by: 'egress', status: null });
+    // Chromium only sees the egress proxy give up (ERR_SOCKS_CONNECTION_FAILED); the bundle names why.
+    expect(byUrl('dead.example')).toMatchObject({ blocked_by: null, status: null, error: 'net::ERR_NAME_NOT_RESOLVED' });
 
     expect(bundle.console).toEqual(
       expect.arrayContaining([

@@ -13,10 +13,10 @@ afterEach(() => {
 });
 
 describe('launch flags', () => {
-  const args = launchArgs({ proxyServer: 'http://127.0.0.1:4567', jsHeapMb: 512 });
+  const args = launchArgs({ proxyServer: 'socks5://127.0.0.1:4567', jsHeapMb: 512 });
 
   it('send everything through the proxy, loopback included, and leave name resolution to it', () => {
-    expect(args).toContain('--proxy-server=http://127.0.0.1:4567');
+    expect(args).toContain('--proxy-server=socks5://127.0.0.1:4567');
     // Without <-loopback> Chromium connects to localhost directly, around the proxy.
     expect(args).toContain('--proxy-bypass-list=<-loopback>');
     expect(args).toContain('--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1');

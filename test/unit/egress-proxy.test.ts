@@ -1,22 +1,43 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseCidrList } from '../../src/values/cidr.js';
-import { EgressProxy } from '../../src/egress/egress-proxy.js';
+import type { HttpDialer } from '../../src/egress/dialers.js';
+import { EgressGate } from '../../src/egress/egress-gate.js';
+import { endpointKeyOfUrl } from '../../src/egress/endpoint-log.js';
+import { listenHttp } from '../../src/egress/listeners.js';
 import { staticResolver, type Resolver } from '../../src/egress/resolver.js';
+import { connectToChecked } from '../../src/egress/upstream.js';
 import { startCanary, type Canary } from '../fixtures/security/servers.js';
 
 /**
- * The egress proxy on its own, driven the way Chromium drives it (absolute-form http requests and
- * CONNECT), against an allowed origin on 127.0.0.1 and a canary on 127.0.0.2 that must stay untouched.
+ * The egress proxy's HTTP listener on its own (what the country listeners run, here with a direct
+ * dialer of the test's), driven the way Chromium drives an HTTP proxy (absolute-form http requests and CONNECT),
+ * against an allowed origin on 127.0.0.1 and a canary on 127.0.0.2 that must stay untouched. The
+ * main listener, SOCKS5, is test/unit/egress-socks.test.ts.
  */
+
+/** Straight to the checked address, for plain http too (in the service only the country dialers forward plain http). */
+const directHttpDialer: HttpDialer = {
+  connect: (port, addresses) => connectToChecked(addresses, port, 5_000),
+  httpOptions: async (_host, port, addresses, path) => ({ host: addresses[0], port, path, agent: false }),
+  failed: (error) => error,
+};
+
+/** What these tests ask of the proxy: EgressProxy's own accessors, over an HTTP listener. */
+interface HttpEgress {
+  outcomeOf(url: string): string | undefined;
+  readonly refusedCount: number;
+  refusals(): { page_request: number; proxy_port: number };
+  close(): Promise<void>;
+}
 
 let origin: Server;
 let originPort: number;
 let lastHeaders: IncomingHttpHeaders = {};
 let canary: Canary;
-const proxies: EgressProxy[] = [];
+const proxies: HttpEgress[] = [];
 
 beforeAll(async () => {
   origin = createServer((req, res) => {
@@ -39,11 +60,32 @@ afterAll(async () => {
   await canary.close();
 });
 
-async function startProxy(resolve: Resolver = staticResolver({}), allowed = '127.0.0.1/32'): Promise<{ proxy: EgressProxy; port: number }> {
-  const proxy = new EgressProxy({ allowed: parseCidrList(allowed), resolve, logger: pino({ level: 'silent' }) });
+async function startProxy(resolve: Resolver = staticResolver({}), allowed = '127.0.0.1/32'): Promise<{ proxy: HttpEgress; port: number }> {
+  let port = 0;
+  const gate = new EgressGate({
+    allowed: parseCidrList(allowed),
+    resolve,
+    logger: pino({ level: 'silent' }),
+    isOwnPort: (p) => p === port,
+  });
+  const sockets = new Set<Socket>();
+  const listener = await listenHttp(gate, directHttpDialer, sockets);
+  port = listener.port;
+  const proxy: HttpEgress = {
+    outcomeOf: (url) => gate.outcomes.get(endpointKeyOfUrl(url)!),
+    get refusedCount() {
+      return gate.refused;
+    },
+    refusals: () => ({ ...gate.refusedBy }),
+    close: async () => {
+      gate.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((r) => listener.server.close(() => r()));
+    },
+  };
   proxies.push(proxy);
-  const url = new URL(await proxy.listen());
-  return { proxy, port: Number(url.port) };
+  expect(listener.url).toBe(`http://127.0.0.1:${port}`);
+  return { proxy, port };
 }
 
 /** A plain-http request through the proxy, in absolute form as a browser sends it. */

@@ -110,7 +110,7 @@ const resolver = staticResolver({
   'mapped.example': '::ffff:127.0.0.1',
 });
 
-const gate = (resolve: Resolver) => new EgressGate({ allowed: [], resolve, logger: pino({ level: 'silent' }), ownPort: () => undefined });
+const gate = (resolve: Resolver) => new EgressGate({ allowed: [], resolve, logger: pino({ level: 'silent' }), isOwnPort: () => false });
 
 async function targetCheckError(url: string, resolve: Resolver): Promise<AppError> {
   try {
