@@ -14,7 +14,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import sharp from 'sharp';
+import { fixturePhoto } from './lib/fixture-photo.js';
 
 const FIXTURES = new URL('../../bench/fixtures/', import.meta.url);
 /** Debian's fonts-liberation (installed with Chromium by `make start`). */
@@ -29,33 +29,6 @@ function withHangingPixel(article: Buffer): Buffer {
   const html = article.toString('utf8');
   if (!html.includes(HANG_MARKER)) throw new Error(`article.html has no ${HANG_MARKER} marker`);
   return Buffer.from(html.replace(HANG_MARKER, HANG_PIXEL), 'utf8');
-}
-
-/** A deterministic photo-like image: two-colour gradient, soft circles and grain. */
-async function photo(width: number, height: number, variant: number): Promise<Buffer> {
-  const pixels = Buffer.alloc(width * height * 3);
-  let seed = 1 + variant * 7919;
-  const hue = (variant * 47) % 360;
-  const base = [
-    Math.round(128 + 100 * Math.cos((hue * Math.PI) / 180)),
-    90 + (variant % 5) * 25,
-    Math.round(128 + 100 * Math.sin((hue * Math.PI) / 180)),
-  ];
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      const grain = (seed % 25) - 12;
-      const wave = 40 * Math.sin(x / (17 + variant)) * Math.cos(y / (23 + variant));
-      const i = (y * width + x) * 3;
-      for (let c = 0; c < 3; c++) {
-        const v = base[c]! * (0.55 + (0.45 * (x + y)) / (width + height)) + wave * (c === 1 ? -1 : 1) + grain;
-        pixels[i + c] = Math.max(0, Math.min(255, Math.round(v)));
-      }
-    }
-  }
-  return sharp(pixels, { raw: { width, height, channels: 3 } })
-    .png({ compressionLevel: 6 })
-    .toBuffer();
 }
 
 const logo = (i: number) =>
@@ -113,8 +86,8 @@ async function main() {
   files.set('/article-hang.html', withHangingPixel(files.get('/article.html')!));
   /** Requests to /hang/… held open: never answered, destroyed on stop. */
   const held = new Set<ServerResponse>();
-  const photos = await Promise.all(Array.from({ length: PHOTO_VARIANTS }, (_, v) => photo(400, 260, v)));
-  const hero = await photo(1280, 420, 99);
+  const photos = await Promise.all(Array.from({ length: PHOTO_VARIANTS }, (_, v) => fixturePhoto(400, 260, v)));
+  const hero = await fixturePhoto(1280, 420, 99);
   const svgs = new Map<string, string>();
 
   const server = createServer((req, res) => {

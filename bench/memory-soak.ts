@@ -21,7 +21,7 @@ import { findChromium } from '../src/capture/chromium-path.js';
 import { ShutterSetup, engineSpec } from './lib/engines.js';
 import { runLoad, type RequestSpec } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
-import { Child, freePort, killEverything } from './lib/processes.js';
+import { Child, freePort, killEverything, startFixtureServer } from './lib/processes.js';
 import { memoryKb, processTree } from './lib/proc-tree.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -125,14 +125,7 @@ async function main() {
   }
   const chromium = findChromium(process.env.SHUTTER_CHROMIUM_PATH);
   const machine = describeMachine(chromium);
-  const fixturePort = await freePort();
-  const fixtureServer = new Child(
-    'fixtures',
-    [process.execPath, join(ROOT, 'dist/bench/fixture-server.js')],
-    { BENCH_PORT: String(fixturePort) },
-    { cwd: ROOT, verbose: false },
-  );
-  const fixtures = `http://127.0.0.1:${fixturePort}`;
+  const { child: fixtureServer, base: fixtures } = await startFixtureServer(ROOT);
   const setup = new ShutterSetup();
   const port = await freePort();
   const spec = engineSpec('shutter', port, CONCURRENCY, { root: ROOT, chromium, shutter: setup, floorGotoTimeoutS: 30 });

@@ -29,7 +29,7 @@ import { ShutterSetup, engineSpec } from './lib/engines.js';
 import { send } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
 import { CANDIDATES } from './lib/png-candidates.js';
-import { Child, freePort, killEverything } from './lib/processes.js';
+import { Child, freePort, killEverything, startFixtureServer } from './lib/processes.js';
 import { percentile } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -297,20 +297,9 @@ async function main() {
   console.log(
     `PNG size, ${date}: ${machine.cpu}, ${machine.cores} cores, ${machine.chromium}, Node ${machine.node}, load ${machine.loadStart}`,
   );
-  const fixturePort = await freePort();
-  const fixtures = new Child(
-    'fixtures',
-    [process.execPath, join(ROOT, 'dist/bench/fixture-server.js')],
-    { BENCH_PORT: String(fixturePort) },
-    {
-      cwd: ROOT,
-      verbose: false,
-    },
-  );
-  const fixtureBase = `http://127.0.0.1:${fixturePort}`;
+  const { child: fixtures, base: fixtureBase } = await startFixtureServer(ROOT);
   const result: Record<string, unknown> = { date, machine };
   try {
-    await waitForPage(`${fixtureBase}/simple.html`, fixtures);
     if (PARTS.includes('encode')) {
       const inputs = await captureInputs(fixtureBase, executablePath);
       const loadStart = load();
@@ -329,21 +318,6 @@ async function main() {
   }
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results/png-size.json'), JSON.stringify(result, null, 2));
-}
-
-async function waitForPage(url: string, child: Child): Promise<void> {
-  const giveUp = performance.now() + 30_000;
-  while (performance.now() < giveUp && child.alive) {
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`the fixture server did not start\n${child.tail()}`);
 }
 
 process.on('exit', killEverything);

@@ -15,7 +15,7 @@ import { ShutterSetup, engineSpec, type EngineContext, type EngineSpec } from '.
 import { mergeLoads, runLoad, send, type LoadResult, type RequestSpec } from './lib/load.js';
 import { describeMachine, finishMachine } from './lib/machine.js';
 import { readOptions, type BenchOptions, type EngineId } from './lib/options.js';
-import { Child, freePort, killEverything } from './lib/processes.js';
+import { Child, freePort, killEverything, startFixtureServer } from './lib/processes.js';
 import { sampleTree, TreeSampler } from './lib/proc-tree.js';
 import { renderMarkdown, writeDocsSection, writeJson, writeReport } from './lib/report.js';
 import type { ColdStarts, LongRun, ResolverDelta, RoundFigure, RunReport, ScenarioResult } from './lib/results.js';
@@ -421,19 +421,6 @@ function loggedErrors(engine: RunningEngine): string[] {
   return [...logged, `${engine.spec.id} exited during the scenario (${how})${last.length ? `: ${last.join(' / ')}` : ''}`];
 }
 
-async function waitForFixtures(base: string, child: Child): Promise<void> {
-  const giveUp = performance.now() + 30_000;
-  while (performance.now() < giveUp && child.alive) {
-    const outcome = await fetch(`${base}/simple.html`, { signal: AbortSignal.timeout(2_000) }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (outcome) return;
-    await sleep(50);
-  }
-  throw new Error(`the fixture server did not start\n${child.tail()}`);
-}
-
 function commandLine(options: BenchOptions): string {
   const vars = Object.entries(process.env)
     .filter(([k, v]) => k.startsWith('BENCH_') && k !== 'BENCH_SMOKE' && k !== 'BENCH_NOTE' && v)
@@ -459,18 +446,7 @@ async function main(): Promise<number> {
     `Shutter benchmark${options.smoke ? ' (smoke)' : ''}: ${machine.cpu}, ${machine.cores} cores, ${machine.chromium}, Node ${machine.node}, load ${machine.loadStart}`,
   );
   try {
-    const fixturePort = await freePort();
-    const fixtures = new Child(
-      'fixtures',
-      [process.execPath, join(ROOT, 'dist/bench/fixture-server.js')],
-      { BENCH_PORT: String(fixturePort) },
-      {
-        cwd: ROOT,
-        verbose: options.verbose,
-      },
-    );
-    const fixtureBase = `http://127.0.0.1:${fixturePort}`;
-    await waitForFixtures(fixtureBase, fixtures);
+    const { child: fixtures, base: fixtureBase } = await startFixtureServer(ROOT, options.verbose);
     const bench = new Bench(options, { root: ROOT, chromium, shutter, floorGotoTimeoutS: options.floorGotoTimeoutS }, fixtureBase);
     try {
       await bench.runScenarios(selectScenarios(options.scenarios, options.smoke));

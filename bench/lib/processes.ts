@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { processTree, readStat } from './proc-tree.js';
 
 const OUTPUT_LINES = 60;
@@ -123,4 +124,30 @@ export function killEverything(): void {
     child.remember();
     child.killSeen();
   }
+}
+
+/**
+ * The bench's fixture site (bench/fixture-server.ts, from dist/) in a process of its own, once it
+ * serves a page: its base URL and the child to stop.
+ */
+export async function startFixtureServer(root: string, verbose = false): Promise<{ child: Child; base: string }> {
+  const port = await freePort();
+  const child = new Child(
+    'fixtures',
+    [process.execPath, join(root, 'dist/bench/fixture-server.js')],
+    { BENCH_PORT: String(port) },
+    { cwd: root, verbose },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const giveUp = performance.now() + 30_000;
+  while (performance.now() < giveUp && child.alive) {
+    const up = await fetch(`${base}/simple.html`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return { child, base };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await child.stop();
+  throw new Error(`the fixture server did not start\n${child.tail()}`);
 }

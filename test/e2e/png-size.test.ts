@@ -8,6 +8,7 @@ import { captureRaw } from '../../src/capture/steps/screenshot.js';
 import { encodePngRoute, type PngRoute } from '../../src/encoders/png.js';
 import type { RawImage } from '../../src/encoders/raw-image.js';
 import { parseTakeOptions } from '../../src/options/parse-take-options.js';
+import { fixturePhoto } from '../../bench/lib/fixture-photo.js';
 import { launchBrowser } from '../helpers/browser.js';
 
 // Issue 21, "PNG size": on the bench's pages (bench/fixtures/, with the bench's grainy photos),
@@ -21,37 +22,8 @@ let browser: Browser | undefined;
 
 const BENCH_FIXTURES = new URL('../../bench/fixtures/', import.meta.url);
 
-/**
- * The bench's fixture photos (bench/fixture-server.ts makes them the same way; it serves from
- * dist/ only): two-colour gradient, soft waves and grain.
- */
-async function photo(width: number, height: number, variant: number): Promise<Buffer> {
-  const pixels = Buffer.alloc(width * height * 3);
-  let seed = 1 + variant * 7919;
-  const hue = (variant * 47) % 360;
-  const base = [
-    Math.round(128 + 100 * Math.cos((hue * Math.PI) / 180)),
-    90 + (variant % 5) * 25,
-    Math.round(128 + 100 * Math.sin((hue * Math.PI) / 180)),
-  ];
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      const grain = (seed % 25) - 12;
-      const wave = 40 * Math.sin(x / (17 + variant)) * Math.cos(y / (23 + variant));
-      for (let c = 0; c < 3; c++) {
-        const v = base[c]! * (0.55 + (0.45 * (x + y)) / (width + height)) + wave * (c === 1 ? -1 : 1) + grain;
-        pixels[(y * width + x) * 3 + c] = Math.max(0, Math.min(255, Math.round(v)));
-      }
-    }
-  }
-  return sharp(pixels, { raw: { width, height, channels: 3 } })
-    .png({ compressionLevel: 6 })
-    .toBuffer();
-}
-
 beforeAll(async () => {
-  const photos = await Promise.all(Array.from({ length: 16 }, (_, v) => photo(400, 260, v)));
+  const photos = await Promise.all(Array.from({ length: 16 }, (_, v) => fixturePhoto(400, 260, v)));
   server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const m = /^\/img\/photo-(\d{1,4})\.png$/.exec(path);
