@@ -11,7 +11,8 @@ RUN npm ci --no-fund --no-audit
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY bench ./bench
-RUN npx tsc -p tsconfig.build.json
+COPY scripts/bundle.mjs ./scripts/bundle.mjs
+RUN npx tsc -p tsconfig.build.json && node scripts/bundle.mjs
 RUN npm prune --omit=dev --no-fund --no-audit
 
 # ---- runtime ----
@@ -52,4 +53,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # SIGTERM drains in-flight captures for SHUTTER_SHUTDOWN_TIMEOUT seconds; run with --init (or compose's
 # `init: true`) so that an init process reaps Chromium's orphaned helpers.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/cli/main.js", "serve"]
+CMD ["node", "dist/bundle/main.js", "serve"]

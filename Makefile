@@ -8,7 +8,7 @@ NODE_STAMP := node_modules/.shutter-installed
 # MALLOC_ARENA_MAX: libvips' threads otherwise spread the heap over many glibc arenas, which hold
 # freed memory (docs/performance.md, "Memory").
 start: deps build
-	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} node dist/src/cli/main.js serve
+	MALLOC_ARENA_MAX=$${MALLOC_ARENA_MAX:-2} node dist/bundle/main.js serve
 
 test: deps build format-check lint imports typecheck
 	node scripts/run-tests.mjs
@@ -34,8 +34,10 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --no-fund --no-audit
 	@touch $@
 
+# tsc, then the service bundled for a faster start (scripts/bundle.mjs): dist/bundle/main.js.
 build: node-deps
 	npx tsc -p tsconfig.build.json
+	node scripts/bundle.mjs
 
 lint: node-deps
 	npx eslint .

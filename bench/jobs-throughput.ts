@@ -1,7 +1,7 @@
 /**
  * Async job throughput and latency (issue 18): N small captures queued with POST /v1/bulk, timed
  * until every job's webhook said it succeeded, on real `serve` processes spawned from this build's
- * src/cli/main.js (as test/e2e/jobs-cluster.test.ts does):
+ * dist/bundle/main.js (as test/e2e/jobs-cluster.test.ts does):
  *
  * - embedded: one `serve` (role all) on a SQLite file, the embedded queue, local file store;
  * - redis-1:  one API node (`serve`, SHUTTER_JOB_CONCURRENCY=0) + one `serve --role worker`, on
@@ -44,8 +44,8 @@ import { TreeSampler } from './lib/proc-tree.js';
 import { percentile, round } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-/** The CLI of the same build as this file (dist/src/cli/main.js next to dist/bench/). */
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+/** The service of the same build as this file (dist/bundle/main.js next to dist/bench/). */
+const CLI = fileURLToPath(new URL('../bundle/main.js', import.meta.url));
 const FIXTURE_SERVER = fileURLToPath(new URL('./fixture-server.js', import.meta.url));
 const SIMPLE_HTML = readFileSync(join(ROOT, 'bench/fixtures/simple.html'), 'utf8');
 

@@ -120,7 +120,7 @@ const band = (values: number[]) => {
 };
 
 async function main() {
-  for (const built of ['dist/src/cli/main.js', 'dist/bench/fixture-server.js']) {
+  for (const built of ['dist/bundle/main.js', 'dist/bench/fixture-server.js']) {
     if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
   }
   const chromium = findChromium(process.env.SHUTTER_CHROMIUM_PATH);

@@ -218,10 +218,14 @@ async function captureTable(fixtures: string, executablePath: string): Promise<C
     for (const name of ['shutter, rule before', 'shutter, rule after', 'floor']) {
       const port = await freePort();
       const spec = engineSpec(name === 'floor' ? 'floor' : 'shutter', port, 1, ctx);
+      // Both Shutters from tsc's modules, not the bundle: png-before.js swaps the encoder in them.
+      const unbundled = [join(ROOT, 'dist/src/cli/main.js'), ...spec.argv.slice(2)];
       const argv =
-        name === 'shutter, rule before'
-          ? [spec.argv[0]!, '--import', pathToFileURL(join(ROOT, 'dist/bench/lib/png-before.js')).href, ...spec.argv.slice(1)]
-          : spec.argv;
+        name === 'floor'
+          ? spec.argv
+          : name === 'shutter, rule before'
+            ? [spec.argv[0]!, '--import', pathToFileURL(join(ROOT, 'dist/bench/lib/png-before.js')).href, ...unbundled]
+            : [spec.argv[0]!, ...unbundled];
       const child = new Child(name, argv, spec.env, { cwd: ROOT, verbose: false });
       engines.push({ name, base: `http://127.0.0.1:${port}`, headers: spec.headers, child });
     }

@@ -430,7 +430,7 @@ function commandLine(options: BenchOptions): string {
 
 async function main(): Promise<number> {
   const options = readOptions();
-  for (const built of ['dist/src/cli/main.js', 'dist/bench/baselines/floor-server.js']) {
+  for (const built of ['dist/bundle/main.js', 'dist/bench/baselines/floor-server.js']) {
     if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`make bench\`, which builds first`);
   }
   if (options.engines.includes('capture-website') && !existsSync(join(ROOT, 'bench/node_modules/capture-website/package.json'))) {

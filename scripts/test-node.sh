@@ -98,6 +98,7 @@ node -e "
   console.log('test-node: Node ' + process.version + ' (modules ABI ' + process.versions.modules + '), better-sqlite3 built against ${NODE_HEADERS:-its own} headers, and sharp load');
 "
 
-# 4. Build (some tests start dist/src/cli/main.js) and run the suite.
+# 4. Build as `make build` does (some tests start dist/bundle/main.js) and run the suite.
 npx tsc -p tsconfig.build.json
+node scripts/bundle.mjs
 node scripts/run-tests.mjs "$@"

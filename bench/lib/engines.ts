@@ -66,7 +66,7 @@ export function engineSpec(id: EngineId, port: number, concurrency: number, ctx:
       return {
         id,
         label: ENGINE_LABELS[id],
-        argv: [node, join(ctx.root, 'dist/src/cli/main.js'), 'serve'],
+        argv: [node, join(ctx.root, 'dist/bundle/main.js'), 'serve'],
         env: {
           SHUTTER_PORT: String(port),
           SHUTTER_HOST: '127.0.0.1',

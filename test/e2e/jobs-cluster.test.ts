@@ -24,7 +24,7 @@ import { startReceiver } from '../helpers/webhook-receiver.js';
 // the only process. Every job must succeed once, be charged once and have its webhook delivered.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = join(ROOT, 'dist/bundle/main.js');
 const skipCluster = !postgresUrl || !redisUrl ? 'Postgres or Redis is not reachable on 127.0.0.1' : undefined;
 if (skipCluster) console.warn(`jobs-cluster.test.ts (Redis part) skipped: ${skipCluster}`);
 

@@ -14,13 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl, redisUrl } from '../helpers/db.js';
 import { closedPort, startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 
-// Debian's nginx as the load balancer in front of two real Shutter processes (`node dist/src/cli/main.js
+// Debian's nginx as the load balancer in front of two real Shutter processes (`node dist/bundle/main.js
 // serve`) sharing Postgres and Redis, with the proxy settings of deploy/nginx-proxy.conf, the file
 // deploy/nginx.conf includes. Stored files go to a local S3-protocol server (s3rver) and are served
 // through nginx, as deploy/compose.yaml does with MinIO.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = join(ROOT, 'dist/bundle/main.js');
 const PROXY_CONF = join(ROOT, 'deploy/nginx-proxy.conf');
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
 const OPENSSL = ['/usr/bin/openssl', '/usr/local/bin/openssl'].find((p) => existsSync(p));

@@ -137,7 +137,7 @@ describe('deploy/compose.yaml', async () => {
       expect(service.init, name).toBe(true);
     }
     expect(obj(services['shutter-api-1'], 'api').command).toBeUndefined();
-    expect(obj(services['shutter-worker'], 'worker').command).toEqual(['node', 'dist/src/cli/main.js', 'serve', '--role', 'worker']);
+    expect(obj(services['shutter-worker'], 'worker').command).toEqual(['node', 'dist/bundle/main.js', 'serve', '--role', 'worker']);
     expect(obj(services.nginx, 'nginx').ports).toEqual(['8080:80']);
   });
 
@@ -233,8 +233,10 @@ describe('Dockerfile', () => {
     expect(runs.filter((r) => /apt-get\s+install|apt\s+install/.test(r))).toEqual([]);
     // The script is copied to the path the command names.
     expect(steps.some((s) => s.op === 'COPY' && s.args === 'scripts/install-system-deps.sh scripts/install-system-deps.sh')).toBe(true);
-    expect(makeRecipe(makefile, 'build')).toEqual(['npx tsc -p tsconfig.build.json']);
-    expect(runs).toContain('npx tsc -p tsconfig.build.json');
+    const build = makeRecipe(makefile, 'build');
+    expect(build).toEqual(['npx tsc -p tsconfig.build.json', 'node scripts/bundle.mjs']);
+    expect(runs).toContain(build.join(' && '));
+    expect(steps.some((s) => s.op === 'COPY' && s.args === 'scripts/bundle.mjs ./scripts/bundle.mjs')).toBe(true);
     expect(runs.some((r) => /^npm ci\b/.test(r))).toBe(true);
   });
 
@@ -246,7 +248,9 @@ describe('Dockerfile', () => {
     expect(makefile).toMatch(/MALLOC_ARENA_MAX=\$\$\{MALLOC_ARENA_MAX:-2\}/);
     const health = steps.find((s) => s.op === 'HEALTHCHECK');
     expect(health?.args).toContain('/healthz');
-    expect(JSON.parse(steps.filter((s) => s.op === 'CMD').at(-1)!.args)).toEqual(['node', 'dist/src/cli/main.js', 'serve']);
+    expect(JSON.parse(steps.filter((s) => s.op === 'CMD').at(-1)!.args)).toEqual(['node', 'dist/bundle/main.js', 'serve']);
+    // The entry `make start` runs, which make test's bench smoke and e2e tests start too.
+    expect(makeRecipe(makefile, 'start').join('\n')).toContain('node dist/bundle/main.js serve');
   });
 
   it('copies only files that exist and that .dockerignore lets into the build context', () => {
@@ -352,8 +356,8 @@ describe(`${HELM}`, async () => {
         'ServiceMonitor',
       ].sort(),
     );
-    expect(text('deployment-api.yaml')).toContain('command: ["node", "dist/src/cli/main.js", "serve"]');
-    expect(text('deployment-worker.yaml')).toContain('command: ["node", "dist/src/cli/main.js", "serve", "--role", "worker"]');
+    expect(text('deployment-api.yaml')).toContain('command: ["node", "dist/bundle/main.js", "serve"]');
+    expect(text('deployment-worker.yaml')).toContain('command: ["node", "dist/bundle/main.js", "serve", "--role", "worker"]');
     const hpa = text('hpa.yaml');
     expect(hpa).toMatch(/type: Resource\s+resource:\s+name: cpu\s+target:\s+type: Utilization/);
     // Workers scale on the job backlog (the same value on every pod, so External, never Pods), not on

@@ -33,7 +33,7 @@ if str(CLIENT_DIR) not in sys.path:
 
 from shutter_client import Client, ShutterError  # noqa: E402
 
-SERVER_ENTRY = REPO_ROOT / "dist" / "src" / "cli" / "main.js"
+SERVER_ENTRY = REPO_ROOT / "dist" / "bundle" / "main.js"
 
 
 def free_port() -> int:
@@ -209,11 +209,11 @@ class FakeApi:
 
 
 class ShutterServer:
-    """``node dist/src/cli/main.js serve`` on a free port with a fresh data dir and bootstrap key."""
+    """``node dist/bundle/main.js serve`` on a free port with a fresh data dir and bootstrap key."""
 
     def __init__(self) -> None:
         if not SERVER_ENTRY.exists():
-            raise RuntimeError(f"{SERVER_ENTRY} is missing: build the server first (npx tsc -p tsconfig.build.json)")
+            raise RuntimeError(f"{SERVER_ENTRY} is missing: build the server first (make build)")
         node = shutil.which("node")
         if node is None:
             raise RuntimeError("node is not on PATH")

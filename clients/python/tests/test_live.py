@@ -1,4 +1,4 @@
-"""The client against a real Shutter (node dist/src/cli/main.js serve, real Chromium), pages on 127.0.0.1.
+"""The client against a real Shutter (node dist/bundle/main.js serve, real Chromium), pages on 127.0.0.1.
 
 Features of DESIGN.md §4.2/§4.3 that the server may not have yet are probed when their test runs
 and skipped until the server answers as the contract says.
