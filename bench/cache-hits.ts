@@ -5,7 +5,7 @@
  * Each row has its CPU per request: of the one process (client and server) for the in-process rows,
  * of the server alone for the rows whose client is another process (as a real client is).
  * Prints a Markdown table and writes bench/results/cache-hits.json.
- * Run: `npx tsc -p tsconfig.build.json && node dist/bench/cache-hits.js`
+ * Run: `make build && node dist/bench/cache-hits.js`
  * (BENCH_REQUESTS hits per row, default 2000; BENCH_RENDERS renders per row, default 40; BENCH_DB=file
  * for the accounts database in a file, as `shutter serve` has it, instead of in memory).
  */

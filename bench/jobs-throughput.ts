@@ -16,7 +16,7 @@
  * both, against one that leaves them to a worker). Prints Markdown tables, writes
  * bench/results/jobs-throughput-<date>.json and jobs-throughput-latest.json; about 3 minutes. Run:
  *
- *   npx tsc -p tsconfig.build.json && node dist/bench/jobs-throughput.js
+ *   make build && node dist/bench/jobs-throughput.js
  *
  * Options (environment): BENCH_JOBS (100), BENCH_CONCURRENCY (4: SHUTTER_CONCURRENCY of every process,
  * hence its job slots, and the sync baseline's client concurrency), BENCH_ROUNDS (1: async and sync

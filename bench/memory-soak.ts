@@ -9,7 +9,7 @@
  * then the Node process's PSS, the whole tree's (Node + Chromium) and the V8 heap (from /metrics)
  * are sampled.
  * Prints a Markdown table and writes bench/results/memory-soak.json. Run:
- * `npx tsc -p tsconfig.build.json && node dist/bench/memory-soak.js`. Options: BENCH_SOAK_TOTAL
+ * `make build && node dist/bench/memory-soak.js`. Options: BENCH_SOAK_TOTAL
  * (10000), BENCH_SOAK_CONCURRENCY (4), BENCH_SOAK_EVERY (1000), BENCH_SOAK_IDLE_MS (3000).
  */
 import { execFile } from 'node:child_process';
@@ -21,7 +21,7 @@ import { findChromium } from '../src/capture/chromium-path.js';
 import { ShutterSetup, engineSpec } from './lib/engines.js';
 import { runLoad, type RequestSpec } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
-import { Child, freePort, killEverything, startFixtureServer } from './lib/processes.js';
+import { Child, freePort, killEverything, startFixtureServer, waitForAnswer } from './lib/processes.js';
 import { memoryKb, processTree } from './lib/proc-tree.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -98,21 +98,6 @@ function sample(child: Child, base: string, requests: number, totals: { ok: numb
   }));
 }
 
-async function waitFor(base: string, child: Child): Promise<void> {
-  const giveUp = performance.now() + 60_000;
-  while (performance.now() < giveUp && child.alive) {
-    if (
-      await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${child.name} did not start\n${child.tail()}`);
-}
-
 const band = (values: number[]) => {
   const min = Math.min(...values);
   const max = Math.max(...values);
@@ -121,7 +106,7 @@ const band = (values: number[]) => {
 
 async function main() {
   for (const built of ['dist/bundle/main.js', 'dist/bench/fixture-server.js']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`make build\` first`);
   }
   const chromium = findChromium(process.env.SHUTTER_CHROMIUM_PATH);
   const machine = describeMachine(chromium);
@@ -140,7 +125,7 @@ async function main() {
   const samples: Sample[] = [];
   const started = new Date().toISOString();
   try {
-    await waitFor(base, child);
+    await waitForAnswer(base, child);
     const request = mix(base, fixtures, spec.headers);
     const totals = { ok: 0, errors: 0, status400: 0 };
     const errorSamples = new Set<string>();

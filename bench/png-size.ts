@@ -29,7 +29,7 @@ import { ShutterSetup, engineSpec } from './lib/engines.js';
 import { send } from './lib/load.js';
 import { describeMachine } from './lib/machine.js';
 import { CANDIDATES } from './lib/png-candidates.js';
-import { Child, freePort, killEverything, startFixtureServer } from './lib/processes.js';
+import { Child, freePort, killEverything, startFixtureServer, waitForAnswer } from './lib/processes.js';
 import { percentile } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -229,7 +229,7 @@ async function captureTable(fixtures: string, executablePath: string): Promise<C
       const child = new Child(name, argv, spec.env, { cwd: ROOT, verbose: false });
       engines.push({ name, base: `http://127.0.0.1:${port}`, headers: spec.headers, child });
     }
-    for (const engine of engines) await waitFor(engine.base, engine.child);
+    for (const engine of engines) await waitForAnswer(engine.base, engine.child);
     const rows: CaptureRow[] = [];
     for (const page of PAGES.filter((p) => p.capture)) {
       const byEngine = engines.map(
@@ -278,22 +278,9 @@ function captureMarkdown(rows: CaptureRow[]): string {
   return lines.join('\n');
 }
 
-async function waitFor(base: string, child: Child): Promise<void> {
-  const giveUp = performance.now() + 60_000;
-  while (performance.now() < giveUp && child.alive) {
-    const up = await fetch(`${base}/v1/take`, { signal: AbortSignal.timeout(2_000) }).then(
-      () => true,
-      () => false,
-    );
-    if (up) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${child.name} did not start\n${child.tail()}`);
-}
-
 async function main() {
   for (const built of ['dist/src/cli/main.js', 'dist/bench/fixture-server.js', 'dist/bench/lib/png-before.js']) {
-    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`npx tsc -p tsconfig.build.json\` first`);
+    if (!existsSync(join(ROOT, built))) throw new Error(`${built} is missing: run \`make build\` first`);
   }
   const executablePath = findChromium(process.env.SHUTTER_CHROMIUM_PATH);
   const machine = describeMachine(executablePath);

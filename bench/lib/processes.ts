@@ -151,3 +151,17 @@ export async function startFixtureServer(root: string, verbose = false): Promise
   await child.stop();
   throw new Error(`the fixture server did not start\n${child.tail()}`);
 }
+
+/** Until the engine at `base` answers HTTP at all (any status: not every engine has /healthz), or gives up after 60 s. */
+export async function waitForAnswer(base: string, child: Child, timeoutMs = 60_000): Promise<void> {
+  const giveUp = performance.now() + timeoutMs;
+  while (performance.now() < giveUp && child.alive) {
+    const up = await fetch(`${base}/v1/take`, { signal: AbortSignal.timeout(2_000) }).then(
+      () => true,
+      () => false,
+    );
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${child.name} did not start\n${child.tail()}`);
+}
