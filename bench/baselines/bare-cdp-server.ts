@@ -41,7 +41,10 @@ async function capture(request: BaselineRequest): Promise<Buffer> {
 
 const LOADED = `document.readyState === 'complete' || new Promise((resolve) => addEventListener('load', resolve, { once: true }))`;
 
-/** As Shutter does: right after load Chromium may have no frame to copy yet; wait one and ask again. */
+/**
+ * As Shutter and the floor do: right after load Chromium may have no frame to copy yet; ask again up
+ * to three times, 100 ms apart (16 ms apart, the full run of 2026-11-24 lost one capture at c=8).
+ */
 async function screenshot(cdp: CdpPipe, sessionId: string): Promise<Buffer> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -49,7 +52,7 @@ async function screenshot(cdp: CdpPipe, sessionId: string): Promise<Buffer> {
       return Buffer.from(data, 'base64');
     } catch (error) {
       if (attempt >= 3) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 16));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 }

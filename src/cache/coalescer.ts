@@ -50,8 +50,12 @@ export class Coalescer {
     const deadline = Date.now() + maxWaitMs;
     for (;;) {
       if ((await client.set(lock, '1', 'PX', maxWaitMs, 'NX')) === 'OK') {
-        await client.del(failure).catch(() => undefined);
         try {
+          // A leader stores its result before it lets go of the lock: a waiter that saw no result,
+          // then no lock, takes the lock after that result exists. Look once more, or it renders twice.
+          const found = await find();
+          if (found !== null) return { value: found, led: false };
+          await client.del(failure).catch(() => undefined);
           const value = await lead();
           return { value, led: true };
         } catch (error) {
