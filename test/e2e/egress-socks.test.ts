@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,7 @@ import { EgressProxy } from '../../src/egress/egress-proxy.js';
 import { staticResolver } from '../../src/egress/resolver.js';
 import { parseCidrList } from '../../src/values/cidr.js';
 import { startCanary, type Canary } from '../fixtures/security/servers.js';
+import { OPENSSL, writeSelfSignedCert } from '../helpers/self-signed-cert.js';
 
 /**
  * Real Chromium behind the egress proxy's SOCKS5 listener, launched with Shutter's own flags: names
@@ -22,7 +22,6 @@ import { startCanary, type Canary } from '../fixtures/security/servers.js';
  * few connections, each checked once. A canary on 127.0.0.2 must see nothing.
  */
 
-const OPENSSL = ['/usr/bin/openssl', '/usr/local/bin/openssl'].find((p) => existsSync(p));
 const IMAGES = 24;
 const GREEN_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#0a0"/></svg>';
 
@@ -55,26 +54,8 @@ beforeAll(async () => {
   originPort = (origin.address() as AddressInfo).port;
   if (OPENSSL) {
     const dir = mkdtempSync(join(tmpdir(), 'shutter-socks-tls-'));
-    execFileSync(
-      OPENSSL,
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=secure.test',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    secure = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, handle);
+    const { keyPath, certPath } = writeSelfSignedCert(dir, 'secure.test');
+    secure = createHttpsServer({ key: readFileSync(keyPath), cert: readFileSync(certPath) }, handle);
     rmSync(dir, { recursive: true, force: true });
     await new Promise<void>((r) => secure!.listen(0, '127.0.0.1', () => r()));
     securePort = (secure.address() as AddressInfo).port;

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl, redisUrl } from '../helpers/db.js';
+import { OPENSSL, writeSelfSignedCert } from '../helpers/self-signed-cert.js';
 import { closedPort, startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 
 // Debian's nginx as the load balancer in front of two real Shutter processes (`node dist/bundle/main.js
@@ -23,7 +24,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'dist/bundle/main.js');
 const PROXY_CONF = join(ROOT, 'deploy/nginx-proxy.conf');
 const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
-const OPENSSL = ['/usr/bin/openssl', '/usr/local/bin/openssl'].find((p) => existsSync(p));
 
 const skipReason = !NGINX
   ? 'nginx is not installed (Debian: apt-get install -y nginx-light)'
@@ -158,7 +158,7 @@ describe.skipIf(skipReason)('nginx as load balancer over two Shutter processes s
   const nodeAt = (upstream: string) => nodes.find((n) => n.address === upstream)?.name;
 
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p tsconfig.build.json)`);
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (make build)`);
     dir = mkdtempSync(join(tmpdir(), 'shutter-nginx-'));
     // nginx's workers may run as another user (nobody, when the test runs as root): let them reach their temp dirs.
     chmodSync(dir, 0o755);
@@ -250,27 +250,7 @@ describe.skipIf(skipReason)('nginx as load balancer over two Shutter processes s
     );
 
     // A self-signed certificate: the https listener is where nginx says X-Forwarded-Proto: https.
-    execFileSync(
-      OPENSSL!,
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
+    writeSelfSignedCert(dir, '127.0.0.1', ['subjectAltName=IP:127.0.0.1']);
     cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
 
     const locations = `
