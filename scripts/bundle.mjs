@@ -20,7 +20,7 @@ const outdir = `${root}dist/bundle`;
  * ioredis because BullMQ, left out, requires its own copy and both must be one, and the AWS SDK,
  * which is large and only loaded when storage is configured.
  */
-export const EXTERNAL = [
+const EXTERNAL = [
   'better-sqlite3',
   'sharp',
   'pg',

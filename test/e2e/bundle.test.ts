@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../bench/lib/processes.js';
 
 // The bundle `make start`, the Docker image and the deploy files run (dist/bundle/main.js, made by
 // scripts/bundle.mjs) against what bundling can break: files found from import.meta.url (package.json,
@@ -29,14 +30,6 @@ let fixture: Server | undefined;
 let base = '';
 let pageUrl = '';
 const output: string[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run make build`);
@@ -82,6 +75,12 @@ function cli(args: string[], extra: Record<string, string> = {}): Promise<{ stat
   return new Promise((resolve) => run.once('exit', (status) => resolve({ status, stderr })));
 }
 
+/** Bytes start..end of a response's body, as text: a format's magic number. */
+const bodyBytes = async (response: Response, start: number, end: number) =>
+  Buffer.from(await response.arrayBuffer())
+    .subarray(start, end)
+    .toString();
+
 const take = (query: Record<string, string>) =>
   fetch(`${base}/v1/take?${new URLSearchParams(query)}`, { headers: { apikey: KEY }, signal: AbortSignal.timeout(30_000) });
 
@@ -89,18 +88,10 @@ describe('dist/bundle/main.js', () => {
   it('captures a page over the egress proxy as png, pdf and markdown, and an error answer stays JSON', async () => {
     const png = await take({ url: pageUrl });
     expect(png.status).toBe(200);
-    expect(
-      Buffer.from(await png.arrayBuffer())
-        .subarray(1, 4)
-        .toString(),
-    ).toBe('PNG');
+    expect(await bodyBytes(png, 1, 4)).toBe('PNG');
     const pdf = await take({ html: PAGE, format: 'pdf' });
     expect(pdf.status).toBe(200);
-    expect(
-      Buffer.from(await pdf.arrayBuffer())
-        .subarray(0, 5)
-        .toString(),
-    ).toBe('%PDF-');
+    expect(await bodyBytes(pdf, 0, 5)).toBe('%PDF-');
     const markdown = await take({ url: pageUrl, format: 'markdown' });
     expect(markdown.status).toBe(200);
     expect(await markdown.text()).toContain('# Bundled service');
