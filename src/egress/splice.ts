@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { readerOf } from './upstream-reader.js';
 
 /**
  * Joins a page's connection to its upstream once the proxy has answered: bytes the page sent after
@@ -12,5 +13,7 @@ export function splice(client: Duplex, upstream: Socket, head: Buffer): void {
   upstream.on('close', () => client.destroy());
   if (head.length > 0) upstream.write(head);
   client.pipe(upstream);
-  upstream.pipe(client);
+  const reader = readerOf(upstream);
+  if (reader) reader.pipeTo(client);
+  else upstream.pipe(client);
 }

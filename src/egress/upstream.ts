@@ -1,4 +1,5 @@
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { connectWithReader } from './upstream-reader.js';
 
 /**
  * Opens a TCP connection to the first of the checked addresses that answers, in order.
@@ -18,7 +19,7 @@ export async function connectToChecked(addresses: readonly string[], port: numbe
 
 function connectOnce(host: string, port: number, timeoutMs: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host, port, noDelay: true });
+    const socket = connectWithReader({ host, port, noDelay: true });
     const fail = (error: Error) => {
       socket.destroy();
       reject(error);
