@@ -150,6 +150,21 @@ export const SCENARIOS: readonly Scenario[] = [
     ...(h === 8_000 ? { smokeSkip: true } : {}),
     ...(h === 20_000 ? { smokeEngines: ['shutter'] as EngineId[] } : {}),
   })),
+  // A long text document (bench/fixtures/doc.html, ~15 000 px of prose) as a full-page png: the
+  // PNG encoder's costliest case, where only zlib level 9 gets under the floor's bytes
+  // (docs/performance.md, "Long text documents").
+  {
+    id: 'doc-full-c1',
+    title: 'long text document (~15 000 px), full-page png',
+    page: 'doc.html',
+    params: { full_page: '1' },
+    concurrency: 1,
+    engines: WARM,
+    expect: 'png',
+    weight: 0.2,
+    smokeRounds: 1,
+    smokeEngines: ['shutter'],
+  },
   // Thumbnails: one element (selector; the floor: locator.screenshot()) and the viewport resized to
   // 320 px wide (image_width; the floor: page.screenshot() then sharp's resize, as a do-it-yourself service would).
   {

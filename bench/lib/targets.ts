@@ -20,7 +20,7 @@ export const CACHE_HIT_P50_GOAL_MS = 10;
 /** Issue 21: a straight line must explain this much of full-page time and bytes against height. */
 export const FULL_PAGE_R2_GOAL = 0.95;
 /** The pages of issue 21's PNG-size goal, as scenarios at c=1 (full pages: the full-* rows). */
-const PNG_PAGES = ['simple-png-c1', 'gradient-png-c1', 'photo-png-c1', 'text-png-c1', 'heavy-full-c1'];
+const PNG_PAGES = ['simple-png-c1', 'gradient-png-c1', 'photo-png-c1', 'text-png-c1', 'heavy-full-c1', 'doc-full-c1'];
 
 const sp = (s: Spread) => `${x(s.median)} (IQR ${s.q1.toFixed(2)}–${s.q3.toFixed(2)}, ${s.n} rounds)`;
 
