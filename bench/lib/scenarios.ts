@@ -52,6 +52,16 @@ export const FULL_PAGE_HEIGHTS = [2_000, 8_000, 20_000] as const;
 
 const at = (concurrencies: number[], make: (c: number) => Scenario): Scenario[] => concurrencies.map(make);
 
+/** A full-page png at c=1 against the floor, a fifth of the rounds (a tall page costs several viewports). */
+const FULL_PAGE_PNG: Pick<Scenario, 'params' | 'concurrency' | 'engines' | 'expect' | 'weight' | 'smokeRounds'> = {
+  params: { full_page: '1' },
+  concurrency: 1,
+  engines: WARM,
+  expect: 'png',
+  weight: 0.2,
+  smokeRounds: 1,
+};
+
 /** The full matrix, in run order. */
 export const SCENARIOS: readonly Scenario[] = [
   ...at([1, 4, 8], (c) => ({
@@ -138,12 +148,7 @@ export const SCENARIOS: readonly Scenario[] = [
     id: `full-${h}-c1`,
     title: `page of ${h.toLocaleString('en-US').replaceAll(',', ' ')} px, full-page png`,
     page: `tall-${h}.html`,
-    params: { full_page: '1' },
-    concurrency: 1,
-    engines: WARM,
-    expect: 'png',
-    weight: 0.2,
-    smokeRounds: 1,
+    ...FULL_PAGE_PNG,
     fullPageHeight: h,
     // The middle height takes the same path as the lowest: a smoke run does the two ends, and the
     // highest (stitched from sections by Shutter) on Shutter only: the floor's full page is in heavy-full.
@@ -152,17 +157,12 @@ export const SCENARIOS: readonly Scenario[] = [
   })),
   // A long text document (bench/fixtures/doc.html, ~15 000 px of prose) as a full-page png: the
   // PNG encoder's costliest case, where only zlib level 9 gets under the floor's bytes
-  // (docs/performance.md, "Long text documents").
+  // (docs/performance.md, "Long text documents, full page").
   {
     id: 'doc-full-c1',
     title: 'long text document (~15 000 px), full-page png',
     page: 'doc.html',
-    params: { full_page: '1' },
-    concurrency: 1,
-    engines: WARM,
-    expect: 'png',
-    weight: 0.2,
-    smokeRounds: 1,
+    ...FULL_PAGE_PNG,
     smokeEngines: ['shutter'],
   },
   // Thumbnails: one element (selector; the floor: locator.screenshot()) and the viewport resized to
