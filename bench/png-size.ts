@@ -219,13 +219,8 @@ async function captureTable(fixtures: string, executablePath: string): Promise<C
       const port = await freePort();
       const spec = engineSpec(name === 'floor' ? 'floor' : 'shutter', port, 1, ctx);
       // Both Shutters from tsc's modules, not the bundle: png-before.js swaps the encoder in them.
-      const unbundled = [join(ROOT, 'dist/src/cli/main.js'), ...spec.argv.slice(2)];
-      const argv =
-        name === 'floor'
-          ? spec.argv
-          : name === 'shutter, rule before'
-            ? [spec.argv[0]!, '--import', pathToFileURL(join(ROOT, 'dist/bench/lib/png-before.js')).href, ...unbundled]
-            : [spec.argv[0]!, ...unbundled];
+      const before = name === 'shutter, rule before' ? ['--import', pathToFileURL(join(ROOT, 'dist/bench/lib/png-before.js')).href] : [];
+      const argv = name === 'floor' ? spec.argv : [spec.argv[0]!, ...before, join(ROOT, 'dist/src/cli/main.js'), ...spec.argv.slice(2)];
       const child = new Child(name, argv, spec.env, { cwd: ROOT, verbose: false });
       engines.push({ name, base: `http://127.0.0.1:${port}`, headers: spec.headers, child });
     }

@@ -250,8 +250,8 @@ describe.skipIf(skipReason)('nginx as load balancer over two Shutter processes s
     );
 
     // A self-signed certificate: the https listener is where nginx says X-Forwarded-Proto: https.
-    writeSelfSignedCert(dir, '127.0.0.1', ['subjectAltName=IP:127.0.0.1']);
-    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    const { keyPath, certPath } = writeSelfSignedCert(dir, '127.0.0.1', ['subjectAltName=IP:127.0.0.1']);
+    cert = readFileSync(certPath, 'utf8');
 
     const locations = `
       location / {
@@ -291,8 +291,8 @@ http {
   }
   server {
     listen 127.0.0.1:${httpsPort} ssl;
-    ssl_certificate ${dir}/cert.pem;
-    ssl_certificate_key ${dir}/key.pem;
+    ssl_certificate ${certPath};
+    ssl_certificate_key ${keyPath};
     ${locations}
   }
 }
