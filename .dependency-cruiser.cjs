@@ -1,10 +1,10 @@
 /**
  * Which way imports may point (docs/architecture.md, "Layers"). Bottom to top:
  *   errors, util, values, version  →  config, observability  →  db, usage, egress, storage
- *   → options, formats, encoders, capture  →  output  →  ratelimit → accounts  →  jobs  →  dashboard, http  →  service.ts, cli
+ *   → options, formats, encoders, capture  →  ratelimit → accounts  →  take  →  jobs  →  dashboard, http  →  service.ts, cli
  * `make test` runs this; a new import against the direction fails the build.
  */
-const FEATURES = '^src/(accounts|capture|dashboard|db|egress|encoders|formats|http|jobs|options|output|ratelimit|storage|usage)/';
+const FEATURES = '^src/(accounts|capture|dashboard|db|egress|encoders|formats|http|jobs|options|ratelimit|take|storage|usage)/';
 
 module.exports = {
   forbidden: [

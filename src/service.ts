@@ -29,6 +29,7 @@ import { instrumentEngine } from './capture/instrumented-engine.js';
 import { createStore } from './storage/create-store.js';
 import { loadSigningSecret } from './storage/url-signer.js';
 import type { FileStore } from './storage/file-store.js';
+import { TakeCapture } from './take/take-capture.js';
 import { VERSION } from './version.js';
 
 /** What an engine built from config may have swapped in (tests). */
@@ -67,6 +68,8 @@ export interface Service {
   readonly config: Config;
   readonly logger: Logger;
   readonly engine: CaptureEngine;
+  /** The take use case every caller of a capture goes through (HTTP, CLI, jobs). */
+  readonly take: TakeCapture;
   readonly accounts: AccountServices;
   readonly store: FileStore | undefined;
   readonly app: FastifyInstance;
@@ -106,6 +109,16 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     const cache = store ? new CaptureCache(accounts.db, store) : undefined;
     const coalescer = new Coalescer(accounts.redis ? { client: accounts.redis.client, prefix: accounts.redis.prefix } : undefined);
     if (cache) opened.push({ close: async () => cache.close() });
+    const take = new TakeCapture({
+      engine,
+      store,
+      cache,
+      coalescer,
+      meter: accounts.meter,
+      usage: accounts.usage,
+      requests: accounts.requests,
+      keys: accounts.keys,
+    });
     const jobs = await openJobs(config, logger, accounts);
     const sweep = setInterval(() => void jobs.store.sweep(new Date()).catch(() => undefined), 10 * 60_000);
     sweep.unref();
@@ -116,8 +129,7 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       jobs: jobs.store,
       quota: accounts.limits.quota,
       queue: jobs.queue,
-      engine,
-      store,
+      take,
       parse: { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS },
       guard: createAddressGuard({ allowed: config.SHUTTER_ALLOWED_PRIVATE_NETWORKS, resolve }),
       signingSecret,
@@ -136,8 +148,7 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     const jobConcurrency = config.SHUTTER_JOB_CONCURRENCY ?? config.SHUTTER_CONCURRENCY;
     const app = await createApp({
       signingSecret,
-      coalescer,
-      ...(cache ? { cache } : {}),
+      take,
       engine,
       accounts,
       logger,
@@ -157,6 +168,7 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       config,
       logger,
       engine,
+      take,
       accounts,
       store,
       app,

@@ -55,7 +55,7 @@ export async function take(argv: readonly string[]): Promise<number> {
     const options = parseTakeOptions(input, { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS });
     await service.start();
     const timings = new Timings();
-    const result = await service.engine.capture(options, timings);
+    const { result } = await service.take.take({ options, timings });
     const file = typeof output === 'string' ? output : withExtension('screenshot', formatOf(result.format).extension);
     if (file === '-') process.stdout.write(result.body);
     else writeFileSync(file, result.body);

@@ -11,8 +11,7 @@ import { toErrorResponse } from './error-response.js';
 import { limitParameters, parseFormBody } from './parameter-limit.js';
 import { requestIdFor } from './request-id.js';
 import type { FileStore } from '../storage/file-store.js';
-import type { CaptureCache } from '../cache/capture-cache.js';
-import type { Coalescer } from '../cache/coalescer.js';
+import type { TakeCapture } from '../take/take-capture.js';
 import { deviceRoutes } from './routes/devices.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
@@ -43,10 +42,8 @@ export interface AppDeps {
   store?: FileStore;
   /** Base URL for links to locally stored files (default: from the request). */
   publicUrl?: string;
-  /** The shared capture cache (cache=1); absent without a file store. */
-  cache?: CaptureCache;
-  /** Identical captures in flight share one render. */
-  coalescer?: Coalescer;
+  /** The take use case (cache, charge, engine, store, request log). */
+  take: TakeCapture;
   /** SHUTTER_SIGNING_SECRET (or the data dir's): keys' signing secrets derive from it; without it, signed links are refused. */
   signingSecret?: Buffer;
   /** GET /metrics and the hooks that feed it (limit refusals, cache hits); absent, no /metrics. */

@@ -1,11 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { CachedCapture } from '../cache/capture-cache.js';
-
-/** How a cache=1 answer came about. */
-export interface CacheAnswer {
-  state: 'HIT' | 'MISS';
-  entry: CachedCapture;
-}
+import type { CacheAnswer } from '../take/take-capture.js';
 
 /** X-Shutter-Cache, Age and a public Cache-Control for what is left of the entry's life (DESIGN.md §4.2). */
 export function setCacheHeaders(reply: FastifyReply, { state, entry }: CacheAnswer, now = Date.now()): void {

@@ -4,7 +4,7 @@ import type { CaptureResult } from '../capture/engine.js';
 import type { Timings } from '../capture/timings.js';
 import { formatOf } from '../formats/registry.js';
 import type { StoredFile } from '../storage/file-store.js';
-import type { CacheAnswer } from './cache-headers.js';
+import type { CacheAnswer } from '../take/take-capture.js';
 import { setCaptureFlags } from './capture-headers.js';
 import { absoluteUrl } from './upload.js';
 

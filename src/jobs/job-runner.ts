@@ -1,13 +1,11 @@
 import type { Logger } from 'pino';
 import { keySigningSecret } from '../accounts/signing-secret.js';
-import type { CaptureEngine } from '../capture/engine.js';
 import { Timings } from '../capture/timings.js';
 import type { GuardVerdict } from '../egress/address-guard.js';
 import { AppError } from '../errors/app-error.js';
 import { parseTakeOptions, type ParseContext } from '../options/parse-take-options.js';
 import type { QuotaStore, Reservation } from '../ratelimit/quota-store.js';
-import { storeCapture } from '../output/store-capture.js';
-import type { FileStore } from '../storage/file-store.js';
+import type { TakeCapture } from '../take/take-capture.js';
 import { periodOf } from '../usage/period.js';
 import { jobJson } from './job-json.js';
 import type { Job, JobError, JobResult, JobStore } from './job-store.js';
@@ -27,8 +25,8 @@ export interface JobRunnerDeps {
   jobs: JobStore;
   quota: QuotaStore;
   queue: TaskQueue;
-  engine: CaptureEngine;
-  store: FileStore | undefined;
+  /** The take use case; a job's unit was held at intake, so the take itself charges nobody. */
+  take: TakeCapture;
   parse: ParseContext;
   /** The egress guard's host check (webhook deliveries). */
   guard: (host: string) => Promise<GuardVerdict>;
@@ -90,8 +88,8 @@ export class JobRunner {
     }
     try {
       const options = parseTakeOptions({ ...job.params, upload: true }, this.deps.parse);
-      const captured = await this.deps.engine.capture(options, new Timings());
-      const stored = await storeCapture(this.deps.store, options, captured);
+      const { result: captured, stored } = await this.deps.take.take({ options, timings: new Timings() });
+      if (!stored) throw new Error('a job capture was not stored');
       const result: JobResult = {
         url: stored.url,
         expires_at: stored.expiresAt?.toISOString() ?? null,

@@ -86,6 +86,11 @@ export class UsageStore {
     return rows.map((r) => ({ keyId: r.key_id, captures: Number(r.captures) }));
   }
 
+  /** Counts one answer from the capture cache (not charged) for the key's day. */
+  countCacheHit(input: { keyId: string; accountId: string; at: Date }): Promise<void> {
+    return recordCacheHit(this.db.kysely, input);
+  }
+
   /** The durable count of successful captures of the account in the period. */
   async used(accountId: string, period: Period): Promise<number> {
     const [row] = await usedInPeriod(this.db.kysely, accountId, period.id);

@@ -13,6 +13,21 @@ import type { FileStore } from '../../src/storage/file-store.js';
 import { periodOf } from '../../src/usage/period.js';
 import { BACKENDS, testPlace, type TestPlace } from '../helpers/db.js';
 import { StubEngine } from '../helpers/stub-engine.js';
+import { TakeCapture } from '../../src/take/take-capture.js';
+import type { CaptureEngine } from '../../src/capture/engine.js';
+
+/** The take use case a job runner calls, over `engine` and the test's file store. */
+const takeWith = (engine: CaptureEngine, services: AccountServices) =>
+  new TakeCapture({
+    engine,
+    store: files,
+    cache: undefined,
+    coalescer: undefined,
+    meter: services.meter,
+    usage: services.usage,
+    requests: services.requests,
+    keys: services.keys,
+  });
 
 /** A queue that only records what it is given: the test runs the handlers itself. */
 class RecordingQueue implements TaskQueue {
@@ -48,8 +63,7 @@ describe.each(BACKENDS)('job runner on %s', (backend) => {
       jobs,
       quota: services.limits.quota,
       queue,
-      engine,
-      store: files,
+      take: takeWith(engine, services),
       parse: { countries: [] },
       guard: async () => ({ ok: true, addresses: ['93.184.215.14'] }),
       signingSecret: Buffer.from('job-runner-test-secret'),
@@ -183,8 +197,7 @@ describe('stranded jobs', () => {
         jobs,
         quota: services.limits.quota,
         queue,
-        engine: new StubEngine(),
-        store: files,
+        take: takeWith(new StubEngine(), services),
         parse: { countries: [] },
         guard: async () => ({ ok: true, addresses: ['93.184.215.14'] }),
         signingSecret: Buffer.from('s'),
