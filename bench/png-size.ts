@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import sharp from 'sharp';
 import { findChromium } from '../src/capture/chromium-path.js';
-import { captureRaw } from '../src/capture/steps/screenshot.js';
+import { captureRaw } from '../src/capture/render/screenshot.js';
 import { encodePngRoute } from '../src/encoders/png.js';
 import type { RawImage } from '../src/encoders/raw-image.js';
 import { parseTakeOptions } from '../src/options/parse-take-options.js';

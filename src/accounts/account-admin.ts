@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import type { AccountRole, Tables } from '../db/tables.js';
 import { periodOf, type Period } from '../usage/period.js';
 import { ACCOUNT_ROLES, lockAccount, normalizeEmail, toAccount, type Account } from './account-store.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { OPERATOR_EMAIL } from '../db/migrations.js';
 import type { AccountRole, AccountsTable, Tables } from '../db/tables.js';
 import { ok, refuse, type Outcome } from './outcome.js';

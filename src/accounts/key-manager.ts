@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { lockAccount, type Account } from './account-store.js';
 import type { ApiKeyRecord } from './key-store.js';
 import { cleanKeyName, insertKey, KEY_NAME_MAX, revokeKey } from './kysely-key-store.js';

@@ -1,6 +1,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { ApiKeysTable, Tables } from '../db/tables.js';
 import { AccountStore, type Account } from './account-store.js';

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { createLimits, type Limits } from '../ratelimit/limits.js';
 import { Meter } from './meter.js';
 import type { RedisHandle } from '../ratelimit/redis.js';

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 
 /** A dashboard log-in. */
 export interface Session {

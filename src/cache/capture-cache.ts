@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CaptureResult } from '../capture/engine.js';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { FileStore } from '../storage/file-store.js';
 import { ByteLru } from './byte-lru.js';

@@ -1,24 +1,32 @@
 import { AppError } from '../errors/app-error.js';
 import { formatOf } from '../formats/registry.js';
+import { RENDERERS } from './render/renderers.js';
 import { isBlankImage } from './steps/blank-image.js';
 import { detectBotChallenge } from './steps/bot-challenge.js';
-import type { CaptureStep } from './steps/capture-step.js';
+import type { CaptureStep } from './capture-step.js';
 import { checkContent, checkStatus } from './steps/content-checks.js';
 import { scrollIntoView } from './steps/element.js';
 import { hideSelectors } from './steps/hide-selectors.js';
 import { injectStyles, pauseMotion } from './steps/inject-styles.js';
 import { pointAt, runScript, waitForSelector } from './steps/interaction.js';
+import { emulateMediaType } from './steps/media-type.js';
 import { navigate } from './steps/navigate.js';
+import { addTargetHeaders, setCookies } from './steps/request-shaping.js';
 import { pageMetadata } from './steps/page-metadata.js';
 import { FONTS_MAX_MS, settle } from './steps/settle.js';
 import { waitForPage } from './steps/wait-for-page.js';
 
 /**
- * A capture, in the order DESIGN.md §4.1 fixes (docs/architecture.md). A new option that acts on the page is its schema
- * entry plus one step here; what happens before the first step (request blocking, the main-frame
- * guard, the request tracker) is set up by the engine because it must listen from the start.
+ * A capture, in the order DESIGN.md §4.1 fixes (docs/architecture.md). A new option that acts on the
+ * page is its schema entry plus one step here. The engine only opens the page and starts what must
+ * listen from the start (the main-frame guard, the request tracker, dialogs and popups closed).
  */
 export const CAPTURE_STEPS: readonly CaptureStep[] = [
+  // Before navigation: what the first request must already carry or meet.
+  { name: 'request_blocking', phase: 'navigate', run: ({ blocking }) => blocking.beforeNavigation() },
+  { name: 'cookies', phase: 'navigate', run: ({ context, options }) => setCookies(context, options) },
+  { name: 'headers', phase: 'navigate', run: ({ cdp, options }) => addTargetHeaders(cdp, options) },
+  { name: 'media_type', phase: 'navigate', run: ({ cdp, options }) => emulateMediaType(cdp, options.media_type) },
   {
     name: 'navigate',
     phase: 'navigate',
@@ -125,7 +133,7 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
     // The format's own phases (wait for lazy content, capture, encode) are measured inside.
     name: 'render',
     async run(ctx) {
-      ctx.output = await formatOf(ctx.options.format).render(ctx);
+      ctx.output = await RENDERERS[ctx.options.format](ctx);
     },
   },
   {

@@ -11,16 +11,15 @@ import { BrowserPool, type Session } from './browser-pool.js';
 import type { CaptureEngine, CaptureResult, CaptureWarning, EngineStatus } from './engine.js';
 import type { AdblockEngineStore } from './blocking/adblock-engine.js';
 import { PageBlocking } from './blocking/page-blocking.js';
-import { addTargetHeaders, setCookies } from './steps/request-shaping.js';
 import { Limiter } from './limiter.js';
 import { raceAbort } from '../util/race-abort.js';
-import type { ImageLimits } from './steps/screenshot.js';
-import { contextOptions, defaultContextOptions } from './steps/context-options.js';
-import { RequestTracker } from './steps/request-tracker.js';
+import type { ImageLimits } from './image-limits.js';
+import { contextOptions, defaultContextOptions } from './context-options.js';
+import { RequestTracker } from './request-tracker.js';
 import { CaptureClock } from './capture-clock.js';
 import { CAPTURE_STEPS } from './capture-steps.js';
 import { DebugRecorder, type DebugTrace } from './debug-trace.js';
-import type { CaptureContext } from './steps/capture-step.js';
+import type { CaptureContext } from './capture-step.js';
 import type { Timings } from './timings.js';
 
 export interface ChromiumEngineOptions {
@@ -97,8 +96,6 @@ export class ChromiumEngine implements CaptureEngine {
   private async run({ context, page }: Session, options: TakeOptions, run: RunState): Promise<CaptureResult> {
     closeDialogsAndPopups(page);
     const blocking = new PageBlocking(page, options, this.options.adblock, this.options.trackers);
-    await blocking.beforeNavigation();
-    await setCookies(context, options);
     const tracker = new RequestTracker(
       page,
       options.wait_until === 'networkidle2' || options.scripts_wait_until === 'networkidle2' ? 2 : 0,
@@ -120,9 +117,6 @@ export class ChromiumEngine implements CaptureEngine {
         tracker,
         warnings: new Set(),
       };
-      await addTargetHeaders(ctx.cdp, options);
-      // Before navigation, so the page's scripts see it too (matchMedia('print')).
-      if (options.media_type === 'print') await ctx.cdp.send('Emulation.setEmulatedMedia', { media: 'print' });
       const recorder = run.trace && this.recorder(run.trace, page, blocking);
       let started = performance.now();
       if (recorder) {

@@ -2,7 +2,7 @@ import type { Format } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { ResolverStats } from '../egress/caching-resolver.js';
 import type { PageMetadata } from './steps/page-metadata.js';
-import type { PendingRequest } from './steps/request-tracker.js';
+import type { PendingRequest } from './request-tracker.js';
 import type { DebugTrace } from './debug-trace.js';
 import type { Timings } from './timings.js';
 import type { EgressBlockReason, RestartReason } from '../observability/metrics.js';

@@ -1,6 +1,6 @@
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 import { adoptLegacyMigrations, migrationError, migrationProvider, type LegacyMigration } from './migrations.js';
 import type { Tables } from './tables.js';
 

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Db } from './database.js';
+import type { Db } from './db.js';
 import { adoptLegacyMigrations, migrationError, migrationProvider, type LegacyMigration } from './migrations.js';
 import type { Tables } from './tables.js';
 

@@ -6,5 +6,5 @@ export const AVIF_MAX_DIMENSION = 16_384;
 
 export const avifEncoder: ImageEncoder = {
   raw: () => ({ format: 'png', maxDeviceHeight: AVIF_MAX_DIMENSION }),
-  encode: (image, options) => sharpOf(image).avif({ quality: options.quality, effort: 2 }).toBuffer(),
+  encode: (image, settings) => sharpOf(image).avif({ quality: settings.quality, effort: 2 }).toBuffer(),
 };

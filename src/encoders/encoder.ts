@@ -1,9 +1,14 @@
 import type { RawImage, RawRequest } from './raw-image.js';
-import type { TakeOptions } from '../options/schema.js';
 
-/** Turns Chromium's raw pixels into the requested image format. */
+/** What an encoder is told: its own settings, never the whole request. */
+export interface EncoderSettings {
+  /** 0–100, for lossy formats. */
+  quality: number;
+}
+
+/** Turns Chromium's raw pixels into an image format. */
 export interface ImageEncoder {
-  /** What to ask Chromium for, given the options. */
-  raw(options: TakeOptions): RawRequest;
-  encode(image: RawImage, options: TakeOptions): Promise<Buffer>;
+  /** What to ask Chromium for. */
+  raw(settings: EncoderSettings): RawRequest;
+  encode(image: RawImage, settings: EncoderSettings): Promise<Buffer>;
 }

@@ -7,5 +7,5 @@ export const WEBP_MAX_DIMENSION = 16_383;
 /** sharp's libwebp at effort 2: measured twice as fast as Chromium's own WebP and effort 4, within 3 % of their size. */
 export const webpEncoder: ImageEncoder = {
   raw: () => ({ format: 'png', maxDeviceHeight: WEBP_MAX_DIMENSION }),
-  encode: (image, options) => sharpOf(image).webp({ quality: options.quality, effort: 2 }).toBuffer(),
+  encode: (image, settings) => sharpOf(image).webp({ quality: settings.quality, effort: 2 }).toBuffer(),
 };

@@ -1,18 +1,49 @@
-import { avif } from './avif.js';
-import { gif } from './gif.js';
-import { html } from './html.js';
-import { jpg } from './jpg.js';
-import { markdown } from './markdown.js';
-import type { OutputFormat } from './output-format.js';
-import { pdf } from './pdf.js';
-import { png } from './png.js';
-import { webp } from './webp.js';
+import type { FormatDescriptor } from './format-descriptor.js';
+
+const image = { kind: 'image', shortTimeCap: false } as const;
 
 /**
- * Every output format, in the order the docs list them: the one list. A new format is one file
- * (see png.ts, pdf.ts) added here.
+ * Every output format, in the order the docs list them: the one table. It is data only; how a
+ * format is rendered lives in the capture layer (src/capture/render/renderers.ts), which the
+ * compiler makes name a renderer for every format here.
  */
-export const OUTPUT_FORMATS = [png, jpg, webp, avif, gif, pdf, markdown, html] as const;
+export const OUTPUT_FORMATS = [
+  { ...image, name: 'png', aliases: [], contentType: 'image/png', extension: 'png', lossy: false, transparency: true },
+  { ...image, name: 'jpg', aliases: ['jpeg'], contentType: 'image/jpeg', extension: 'jpg', lossy: true, transparency: false },
+  { ...image, name: 'webp', aliases: [], contentType: 'image/webp', extension: 'webp', lossy: true, transparency: true },
+  { ...image, name: 'avif', aliases: [], contentType: 'image/avif', extension: 'avif', lossy: true, transparency: false },
+  { ...image, name: 'gif', aliases: [], contentType: 'image/gif', extension: 'gif', lossy: false, transparency: false },
+  {
+    name: 'pdf',
+    aliases: [],
+    contentType: 'application/pdf',
+    extension: 'pdf',
+    kind: 'document',
+    lossy: false,
+    transparency: false,
+    shortTimeCap: true,
+  },
+  {
+    name: 'markdown',
+    aliases: ['md'],
+    contentType: 'text/markdown; charset=utf-8',
+    extension: 'md',
+    kind: 'text',
+    lossy: false,
+    transparency: false,
+    shortTimeCap: true,
+  },
+  {
+    name: 'html',
+    aliases: [],
+    contentType: 'text/html; charset=utf-8',
+    extension: 'html',
+    kind: 'text',
+    lossy: false,
+    transparency: false,
+    shortTimeCap: true,
+  },
+] as const satisfies readonly FormatDescriptor[];
 
 export type Format = (typeof OUTPUT_FORMATS)[number]['name'];
 
@@ -24,26 +55,32 @@ export const FORMAT_ALIASES: Readonly<Record<string, Format>> = Object.fromEntri
   OUTPUT_FORMATS.flatMap((f) => f.aliases.map((alias) => [alias, f.name])),
 );
 
-const byName = new Map<string, OutputFormat<Format>>(OUTPUT_FORMATS.map((f) => [f.name, f]));
+const byName = new Map<string, FormatDescriptor<Format>>(OUTPUT_FORMATS.map((f) => [f.name, f]));
 
-/** The record of a format. */
-export function formatOf(name: Format): OutputFormat<Format> {
+/** The descriptor of a format. */
+export function formatOf(name: Format): FormatDescriptor<Format> {
   return byName.get(name)!;
 }
 
 /** The names as the docs show them: `png, jpg (alias jpeg), …`. */
-export const FORMAT_NAMES_TEXT = OUTPUT_FORMATS.map((f) => (f.aliases.length ? `${f.name} (alias ${f.aliases.join(', ')})` : f.name)).join(
-  ', ',
-);
+export const FORMAT_NAMES_TEXT = OUTPUT_FORMATS.map((f) =>
+  f.aliases.length ? `${f.name} (alias ${(f.aliases as readonly string[]).join(', ')})` : f.name,
+).join(', ');
+
+const namesWhere = (test: (f: FormatDescriptor<Format>) => boolean): readonly Format[] =>
+  OUTPUT_FORMATS.filter((f) => test(f)).map((f) => f.name);
 
 /** Formats `quality` applies to. */
-export const QUALITY_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.lossy).map((f) => f.name);
+export const QUALITY_FORMATS = namesWhere((f) => f.lossy);
+
+/** Formats that hold transparency (omit_background). */
+export const TRANSPARENT_FORMATS = namesWhere((f) => f.transparency);
 
 /** Formats whose capture time is capped at 12 s (as is any html input). */
-export const SHORT_CAP_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.shortTimeCap).map((f) => f.name);
+export const SHORT_CAP_FORMATS = namesWhere((f) => f.shortTimeCap);
 
 /** Formats whose output is pixels (clip, resizing and the pixel budget apply). */
-export const IMAGE_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.kind === 'image').map((f) => f.name);
+export const IMAGE_FORMATS = namesWhere((f) => f.kind === 'image');
 
 /** Formats rendered from the screen, not printed (screen media and element selection apply): all but pdf. */
-export const SCREEN_FORMATS: readonly Format[] = OUTPUT_FORMATS.filter((f) => f.kind !== 'document').map((f) => f.name);
+export const SCREEN_FORMATS = namesWhere((f) => f.kind !== 'document');

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import {
   DEFAULT_LEASE_MS,
   MAX_TASK_FAILURES,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable, Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import type { JobsTable, Tables } from '../db/tables.js';
 
 export type JobStatus = JobsTable['status'];

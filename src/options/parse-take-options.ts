@@ -9,16 +9,9 @@ import { parsePageRanges } from './pdf-values.js';
 import { DEFAULT_TIMEOUT, MAX_HIDE_SELECTORS, TIMEOUT_CAP } from './limits.js';
 import { hasShortCap } from './parameters/waits.js';
 import { resolveScreen } from './parameters/emulation.js';
-import type { AddProblem } from './parameters/rules.js';
-import {
-  OPTION_RULES,
-  PARAMETER_NAMES,
-  parameterMeta,
-  takeParameters,
-  takeSchema,
-  type ParameterName,
-  type TakeOptions,
-} from './schema.js';
+import type { AddProblem } from './rules/option-rule.js';
+import { OPTION_RULES } from './rules/option-rules.js';
+import { PARAMETER_NAMES, parameterMeta, takeParameters, takeSchema, type ParameterName, type TakeOptions } from './schema.js';
 import { isValidSelector } from './selectors.js';
 
 export interface ParseContext {

@@ -3,17 +3,16 @@ import { blockingParameters } from './parameters/blocking.js';
 import { cacheParameters } from './parameters/cache.js';
 import { checksParameters } from './parameters/checks.js';
 import { diagnosticsParameters } from './parameters/diagnostics.js';
-import { elementParameters, elementRules } from './parameters/element.js';
-import { emulationParameters, emulationRules } from './parameters/emulation.js';
+import { elementParameters } from './parameters/element.js';
+import { emulationParameters } from './parameters/emulation.js';
 import type { ParameterMeta } from './parameters/meta.js';
-import type { OptionRule } from './parameters/rules.js';
-import { interactionParameters, interactionRules } from './parameters/interaction.js';
-import { jobParameters, jobRules } from './parameters/jobs.js';
+import { interactionParameters } from './parameters/interaction.js';
+import { jobParameters } from './parameters/jobs.js';
 import { outputParameters } from './parameters/output.js';
 import { pageParameters } from './parameters/page.js';
 import { pdfParameters } from './parameters/pdf.js';
 import { requestParameters } from './parameters/request.js';
-import { responseParameters, responseRules } from './parameters/response.js';
+import { responseParameters } from './parameters/response.js';
 import { requestShapingParameters } from './parameters/request-shaping.js';
 import { sourceParameters } from './parameters/source.js';
 import { viewportParameters } from './parameters/viewport.js';
@@ -24,7 +23,7 @@ export type { ParameterMeta } from './parameters/meta.js';
 /**
  * Every parameter of GET/POST /v1/take: validation, defaults and docs in one place, one file per
  * kind of option in parameters/ (a new option is an entry there). Rules that tie several
- * parameters together live in parse-take-options.ts.
+ * parameters together live in rules/ and parse-take-options.ts.
  */
 export const takeParameters = {
   ...sourceParameters,
@@ -45,9 +44,6 @@ export const takeParameters = {
   ...requestShapingParameters,
   ...pdfParameters,
 };
-
-/** The rules across parameters that the capability files add (beside the general ones of parse-take-options.ts). */
-export const OPTION_RULES: readonly OptionRule[] = [...elementRules, ...emulationRules, ...interactionRules, ...responseRules, ...jobRules];
 
 export type ParameterName = keyof typeof takeParameters;
 export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { memoryConcurrency, redisConcurrency, type ConcurrencyLimiter } from './concurrency.js';
 import type { QuotaStore } from './quota-store.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { recordCapture, UsageStore } from '../usage/usage-store.js';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { RESERVATION_TTL_MS, type QuotaStore } from './quota-store.js';
 
 /**

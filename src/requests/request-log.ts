@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import { preparedQuery } from '../db/prepared-query.js';
 
 /** Captures are listed for 7 days; their debug bundles are kept 24 hours (DESIGN.md §4.5). */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db } from '../db/db.js';
 import type { Tables } from '../db/tables.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import { dayOf, type Period } from './period.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureRaw } from '../../src/capture/steps/screenshot.js';
+import { captureRaw } from '../../src/capture/render/screenshot.js';
 import { encodePngRoute, type PngRoute } from '../../src/encoders/png.js';
 import type { RawImage } from '../../src/encoders/raw-image.js';
 import { parseTakeOptions } from '../../src/options/parse-take-options.js';

@@ -8,7 +8,7 @@ import type { Plans } from '../../src/accounts/plans.js';
 import { createAccountServices, type AccountServices } from '../../src/accounts/services.js';
 import type { KeyStore } from '../../src/accounts/key-store.js';
 import type { CaptureEngine, CaptureResult, EngineStatus } from '../../src/capture/engine.js';
-import type { PendingRequest } from '../../src/capture/steps/request-tracker.js';
+import type { PendingRequest } from '../../src/capture/request-tracker.js';
 import type { Timings } from '../../src/capture/timings.js';
 import { openSqlite, sqliteDb } from '../../src/db/sqlite.js';
 import { loadConfig } from '../../src/config/load.js';

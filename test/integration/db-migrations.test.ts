@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/db/database.js';
+import type { Db } from '../../src/db/db.js';
 import { OPERATOR_EMAIL } from '../../src/db/migrations.js';
 import { openPostgres } from '../../src/db/postgres.js';
 import { openSqlite } from '../../src/db/sqlite.js';

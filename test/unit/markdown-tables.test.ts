@@ -5,7 +5,7 @@ import { periodOf } from '../../src/usage/period.js';
 import { Timings } from '../../src/capture/timings.js';
 import { htmlToMarkdown } from '../../src/encoders/markdown.js';
 import { AppError } from '../../src/errors/app-error.js';
-import { markdown } from '../../src/formats/markdown.js';
+import { renderMarkdown } from '../../src/capture/render/markdown.js';
 import type { TakeOptions } from '../../src/options/schema.js';
 import { buildTestApp, type TestApp } from '../helpers/stub-engine.js';
 
@@ -178,8 +178,8 @@ describe('a converter failure is 422 conversion_failed, not a 500', () => {
     const page = { evaluate: async () => '<html><body><p>x</p></body></html>' } as unknown as Page;
     const options = { format: 'markdown', full_page: false } as TakeOptions;
     // Without full_page, markdown uses only the page, the options and the timings: the rest are stand-ins.
-    const ctx = { page, options, timings: new Timings() } as unknown as Parameters<typeof markdown.render>[0];
-    await expect(markdown.render(ctx)).rejects.toMatchObject({ code: 'conversion_failed', status: 422 });
+    const ctx = { page, options, timings: new Timings() } as unknown as Parameters<typeof renderMarkdown>[0];
+    await expect(renderMarkdown(ctx)).rejects.toMatchObject({ code: 'conversion_failed', status: 422 });
   });
 
   describe('over HTTP', () => {

@@ -1,6 +1,6 @@
 import type { CDPSession } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { captureRaw } from '../../src/capture/steps/screenshot.js';
+import { captureRaw } from '../../src/capture/render/screenshot.js';
 import { parseTakeOptions } from '../../src/options/parse-take-options.js';
 
 const options = parseTakeOptions({ url: 'https://example.com/', viewport_width: '640', viewport_height: '400' }, { countries: [] });

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
 import { rethrowSelectorError } from './selector-error.js';
-import type { RenderContext } from '../../formats/output-format.js';
+import type { RenderContext } from '../render/render-context.js';
 
 /** A rectangle of the document in CSS px (not of the viewport: scrolling does not move it). */
 export interface Region {

@@ -1,7 +1,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 import type { TakeOptions } from '../../options/schema.js';
 import { pageSettled } from './page-ready.js';
-import type { PendingRequest, RequestTracker } from './request-tracker.js';
+import type { PendingRequest, RequestTracker } from '../request-tracker.js';
 
 /** How often the stall rule and the deadline are checked while waiting. */
 const TICK_MS = 100;

@@ -1,9 +1,6 @@
-import { IMAGE_FORMATS, SCREEN_FORMATS } from '../../formats/registry.js';
+import { IMAGE_FORMATS, SCREEN_FORMATS, TRANSPARENT_FORMATS } from '../../formats/registry.js';
 import { booleanField, integerField, selectorField } from '../fields.js';
 import { meta } from './meta.js';
-import { conflict, type OptionRule } from './rules.js';
-
-const CLIP = ['clip_x', 'clip_y', 'clip_width', 'clip_height'] as const;
 
 /** Part of the page instead of the viewport, and the output image's own size. */
 export const elementParameters = {
@@ -46,7 +43,7 @@ export const elementParameters = {
     description: 'Transparent where the page paints no background of its own.',
     allowed: 'boolean',
     default: 'false',
-    formats: ['png', 'webp'],
+    formats: TRANSPARENT_FORMATS,
   }),
   image_width: meta('output', integerField(1, 7680).optional(), {
     description:
@@ -71,21 +68,3 @@ export const elementParameters = {
     default: '0',
   }),
 };
-
-export const elementRules: OptionRule[] = [
-  conflict('selector', 'full_page', 'the element is captured whole already'),
-  ...CLIP.map((c) => conflict('selector', c)),
-  conflict('clip_x', 'full_page', 'clip_* names the area already'),
-  ({ given, add }) => {
-    const some = CLIP.filter((c) => given(c));
-    if (some.length > 0 && some.length < CLIP.length) {
-      for (const missing of CLIP.filter((c) => !given(c)))
-        add('invalid_parameter', missing, `is required with ${some.join(', ')} (give all four clip_*)`);
-    }
-  },
-  ({ given, add }) => {
-    if (given('scroll_into_view_adjust_top') && !given('scroll_into_view')) {
-      add('invalid_parameter', 'scroll_into_view_adjust_top', 'applies only with scroll_into_view');
-    }
-  },
-];

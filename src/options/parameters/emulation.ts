@@ -4,7 +4,6 @@ import { DEVICE_NAMES, DEVICES } from '../devices.js';
 import { didYouMean } from '../did-you-mean.js';
 import { booleanField, enumField, numberField, textField } from '../fields.js';
 import { meta } from './meta.js';
-import type { OptionRule } from './rules.js';
 
 const TIME_ZONES = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC', 'GMT']);
 const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
@@ -116,19 +115,6 @@ export const emulationParameters = {
     default: 'false',
   }),
 };
-
-/** Latitude and longitude come together; accuracy only with them. */
-export const emulationRules: OptionRule[] = [
-  ({ given, add }) => {
-    const lat = given('geolocation_latitude');
-    const lon = given('geolocation_longitude');
-    if (lat && !lon) add('invalid_parameter', 'geolocation_longitude', 'is required with geolocation_latitude');
-    if (lon && !lat) add('invalid_parameter', 'geolocation_latitude', 'is required with geolocation_longitude');
-    if (given('geolocation_accuracy') && !lat && !lon) {
-      add('invalid_parameter', 'geolocation_accuracy', 'applies only with geolocation_latitude and geolocation_longitude');
-    }
-  },
-];
 
 /** What a device decides, as the options carry it once resolved. */
 interface ScreenOptions {

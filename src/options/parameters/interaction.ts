@@ -1,7 +1,6 @@
 import { booleanField, enumField, selectorField, textField } from '../fields.js';
 import { MAX_SCRIPT_CHARS, WAIT_UNTIL } from '../limits.js';
 import { meta } from './meta.js';
-import type { OptionRule } from './rules.js';
 
 /** What the capture does on the page before it is captured: wait for an element, run a script, click, hover. */
 export const interactionParameters = {
@@ -39,9 +38,3 @@ export const interactionParameters = {
     default: 'true',
   }),
 };
-
-export const interactionRules: OptionRule[] = [
-  ({ given, add }) => {
-    if (given('scripts_wait_until') && !given('scripts')) add('invalid_parameter', 'scripts_wait_until', 'applies only with scripts');
-  },
-];

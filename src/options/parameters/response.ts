@@ -1,6 +1,5 @@
 import { booleanField, enumField } from '../fields.js';
 import { meta } from './meta.js';
-import type { OptionRule } from './rules.js';
 
 export const RESPONSE_TYPES = ['by_format', 'json', 'empty'] as const;
 
@@ -23,14 +22,3 @@ export const responseParameters = {
     default: 'false',
   }),
 };
-
-/** metadata is part of the JSON answer: with any other response_type it would be computed and dropped. */
-export const responseRules: OptionRule[] = [
-  ({ o, given, add }) => {
-    if (given('metadata') && o.metadata && o.response_type !== 'json') {
-      add('invalid_parameter', 'metadata', 'needs response_type=json (metadata is part of the JSON answer)', {
-        conflicts_with: 'response_type',
-      });
-    }
-  },
-];

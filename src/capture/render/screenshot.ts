@@ -2,15 +2,8 @@ import type { CDPSession } from 'playwright-core';
 import type { OutputInfo } from 'sharp';
 import { sharpOf, type RawImage, type RawRequest } from '../../encoders/raw-image.js';
 import type { TakeOptions } from '../../options/schema.js';
-import type { Region } from './element.js';
-
-/** Bounds of one image capture, from the operator's configuration. */
-export interface ImageLimits {
-  /** Full-page captures are cut at this height, in CSS px. */
-  maxFullPageHeight: number;
-  /** Width × height × dsf² of the output may not exceed this. */
-  maxPixels: number;
-}
+import type { ImageLimits } from '../image-limits.js';
+import type { Region } from '../steps/element.js';
 
 export interface RawCapture {
   image: RawImage;

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
-import { AppError } from '../errors/app-error.js';
-import type { PdfMargin } from '../options/pdf-values.js';
-import type { TakeOptions } from '../options/schema.js';
+import { AppError } from '../../errors/app-error.js';
+import type { PdfMargin } from '../../options/pdf-values.js';
+import type { TakeOptions } from '../../options/schema.js';
 
 const PX_PER_UNIT: Record<string, number> = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 };
 
@@ -11,7 +11,7 @@ const toPx = (length: string) => {
 };
 
 /** Prints the page to PDF with the pdf_* options, in the chosen CSS media type. */
-export async function renderPdf(page: Page, options: TakeOptions, maxHeightPx: number): Promise<Buffer> {
+export async function printPdf(page: Page, options: TakeOptions, maxHeightPx: number): Promise<Buffer> {
   await page.emulateMedia({ media: options.pdf_media_type });
   const margin = options.pdf_margin;
   const common = {

@@ -1,6 +1,6 @@
 import type { BrowserContextOptions } from 'playwright-core';
-import { defaultTakeOptions } from '../../options/parse-take-options.js';
-import type { TakeOptions } from '../../options/schema.js';
+import { defaultTakeOptions } from '../options/parse-take-options.js';
+import type { TakeOptions } from '../options/schema.js';
 
 /**
  * A fresh context per capture: the screen, the visitor (language, time zone, colour scheme,

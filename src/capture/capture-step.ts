@@ -1,11 +1,11 @@
 import type { BrowserContext } from 'playwright-core';
-import type { MainFrameGuard } from '../../egress/main-frame-guard.js';
-import type { RenderContext, RenderedOutput } from '../../formats/output-format.js';
-import type { PageBlocking } from '../blocking/page-blocking.js';
-import type { TakeOptions } from '../../options/schema.js';
-import type { CaptureWarning } from '../engine.js';
-import type { Phase } from '../timings.js';
-import type { PageMetadata } from './page-metadata.js';
+import type { MainFrameGuard } from '../egress/main-frame-guard.js';
+import type { RenderContext, RenderedOutput } from './render/render-context.js';
+import type { PageBlocking } from './blocking/page-blocking.js';
+import type { TakeOptions } from '../options/schema.js';
+import type { CaptureWarning } from './engine.js';
+import type { Phase } from './timings.js';
+import type { PageMetadata } from './steps/page-metadata.js';
 import type { PendingRequest, RequestTracker } from './request-tracker.js';
 
 /**

@@ -1,0 +1,17 @@
+import { selectElement } from '../steps/element.js';
+import { preloadLazyContent } from './preload-lazy-content.js';
+import type { Renderer } from './render-context.js';
+
+/** The rendered page's content as Markdown (turndown). */
+export const renderMarkdown: Renderer = async (ctx) => {
+  const { page, options, limits, timings, clock } = ctx;
+  // turndown and its DOM are loaded on the first markdown capture, not at start.
+  const { htmlToMarkdown, renderedHtml } = await import('../../encoders/markdown.js');
+  if (options.full_page) {
+    await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, clock));
+  }
+  const selection = await selectElement(ctx);
+  const html = await timings.measure('capture', () => renderedHtml(page, selection.selector));
+  const body = await timings.measure('encode', async () => Buffer.from(htmlToMarkdown(html), 'utf8'));
+  return { body, truncated: false, ...(selection.missing ? { selectorMissing: true } : {}) };
+};
