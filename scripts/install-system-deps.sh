@@ -1,10 +1,28 @@
 #!/usr/bin/env bash
-# Installs what Shutter needs from the OS: Debian's Chromium (headless shell preferred), fonts with
-# emoji and CJK coverage, and uBlock Origin's bundled filter lists (used by block_ads).
+# Installs what Shutter needs from the OS: Debian's Chromium (headless shell preferred), fonts, and
+# uBlock Origin's bundled filter lists (used by block_ads). Used by `make start`, `make test` (so CI) and
+# the Dockerfile alike, so that all three draw text with the same fonts.
 # Idempotent: does nothing when everything is present. Never downloads a browser build of its own.
+#
+# SHUTTER_FONTS picks the fonts (docs/fonts.md):
+#   full (default)  every script in common use: a page in Hindi, Thai or Amharic otherwise shows
+#                   empty boxes ("tofu"), and a capture service cannot know its pages' languages.
+#   lean            Latin, Greek, Cyrillic, Arabic, Hebrew, Armenian, Georgian, Lao and emoji only,
+#                   for operators who know their pages and count megabytes.
+# lean never removes fonts that are already installed.
 set -euo pipefail
 
-packages=(chromium-headless-shell chromium fonts-noto-color-emoji fonts-noto-cjk fonts-liberation webext-ublock-origin-chromium)
+fonts_lean=(fonts-dejavu-core fonts-liberation fonts-noto-color-emoji)
+case "${SHUTTER_FONTS:-full}" in
+  full) fonts=("${fonts_lean[@]}" fonts-noto-cjk fonts-noto-core) ;;
+  lean) fonts=("${fonts_lean[@]}") ;;
+  *)
+    echo "shutter: SHUTTER_FONTS must be full or lean, not '${SHUTTER_FONTS}'" >&2
+    exit 2
+    ;;
+esac
+
+packages=(chromium-headless-shell chromium "${fonts[@]}" webext-ublock-origin-chromium)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -24,7 +42,7 @@ fi
 if ! command -v apt-get >/dev/null 2>&1; then
   cat >&2 <<MSG
 shutter: cannot install Chromium here (no apt-get: not Debian/Ubuntu).
-  Install Chromium (or chrome-headless-shell) and fonts with emoji and CJK coverage with your
+  Install Chromium (or chrome-headless-shell) and fonts for your pages' scripts (docs/fonts.md) with your
   package manager, then point Shutter at it:
     export SHUTTER_CHROMIUM_PATH=/path/to/chromium
 MSG
@@ -50,11 +68,13 @@ fi
 
 echo "shutter: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-$sudo_cmd apt-get update -q >/dev/null
-if ! $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
+# Another apt (unattended upgrades, a parallel provisioning step) may hold the lock: wait for it.
+apt=(apt-get -o DPkg::Lock::Timeout=600)
+$sudo_cmd "${apt[@]}" update -q >/dev/null
+if ! $sudo_cmd "${apt[@]}" install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
   # Ubuntu ships chromium as a snap stub, and some releases lack the headless shell package: try one by one
   # so that whatever is available still lands, then require at least one browser.
-  for p in "${missing[@]}"; do $sudo_cmd apt-get install -y -q --no-install-recommends "$p" >/dev/null 2>&1 || echo "shutter: could not install $p" >&2; done
+  for p in "${missing[@]}"; do $sudo_cmd "${apt[@]}" install -y -q --no-install-recommends "$p" >/dev/null 2>&1 || echo "shutter: could not install $p" >&2; done
   if ! command -v chromium-headless-shell >/dev/null 2>&1 && ! command -v chromium >/dev/null 2>&1; then
     echo "shutter: no Chromium could be installed; install one and set SHUTTER_CHROMIUM_PATH" >&2
     exit 1
