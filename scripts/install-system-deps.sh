@@ -24,6 +24,44 @@ esac
 
 packages=(chromium-headless-shell chromium "${fonts[@]}" webext-ublock-origin-chromium)
 
+# Chromium looks up a font for a character its font lacks by asking fontconfig for "sans-serif" in the
+# text's language, whatever the page's generic family. Nothing in Debian ranks Noto Sans before Noto
+# Serif for the scripts that have both, so Gujarati, Kannada and Sinhala came out in Noto Serif and the
+# others in Noto Sans. This puts the Noto Sans face first for every such script; it is inserted just
+# before "sans-serif", after 60-latin.conf's list, so scripts that DejaVu covers keep DejaVu.
+font_prefs=/etc/fonts/conf.d/65-shutter-noto-sans.conf
+font_prefs_xml() {
+  echo '<?xml version="1.0"?>'
+  echo '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">'
+  echo '<!-- Written by Shutter'"'"'s scripts/install-system-deps.sh (docs/fonts.md). -->'
+  echo '<fontconfig>'
+  echo '  <alias>'
+  echo '    <family>sans-serif</family>'
+  echo '    <prefer>'
+  for script in Armenian Balinese Bengali Devanagari Ethiopic Georgian Grantha Gujarati Gurmukhi Hebrew Kannada \
+    Khmer Khojki Lao Malayalam Myanmar Sinhala Tamil Telugu Thai; do
+    echo "      <family>Noto Sans ${script}</family>"
+  done
+  echo '    </prefer>'
+  echo '  </alias>'
+  echo '</fontconfig>'
+}
+install_font_prefs() {
+  [ "${SHUTTER_FONTS:-full}" = full ] && [ -d /etc/fonts/conf.d ] || return 0
+  if [ -f "$font_prefs" ] && font_prefs_xml | cmp -s - "$font_prefs"; then return 0; fi
+  local sudo_tee=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      sudo_tee=(sudo)
+    else
+      echo "shutter: as root, write $font_prefs (see docs/fonts.md) so that sans-serif text falls back to Noto Sans" >&2
+      return 0
+    fi
+  fi
+  font_prefs_xml | "${sudo_tee[@]}" tee "$font_prefs" >/dev/null
+  echo "shutter: wrote $font_prefs" >&2
+}
+
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for p in "${packages[@]}"; do
@@ -32,7 +70,10 @@ if command -v dpkg-query >/dev/null 2>&1; then
 else
   missing=("${packages[@]}")
 fi
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  install_font_prefs
+  exit 0
+fi
 
 if [ -n "${SHUTTER_CHROMIUM_PATH:-}" ] && [ -x "${SHUTTER_CHROMIUM_PATH}" ]; then
   echo "shutter: using SHUTTER_CHROMIUM_PATH=${SHUTTER_CHROMIUM_PATH}; not installing: ${missing[*]}" >&2
@@ -80,3 +121,4 @@ if ! $sudo_cmd "${apt[@]}" install -y -q --no-install-recommends "${missing[@]}"
     exit 1
   fi
 fi
+install_font_prefs

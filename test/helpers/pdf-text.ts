@@ -11,6 +11,8 @@ export interface PdfText {
   text: string;
   /** Glyph 0 drawn from a CID (Type0) font: the box a font without the character shows. */
   notdef: number;
+  /** BaseFont names without the subset tag, e.g. NotoSansTamil-Regular. */
+  fonts: string[];
 }
 
 interface Font {
@@ -60,11 +62,12 @@ function streamText(doc: PDFDocument, object: PDFObject | undefined): string {
   return '';
 }
 
-function fontsOf(doc: PDFDocument, resources: PDFDict | undefined): Map<string, Font> {
+function fontsOf(doc: PDFDocument, resources: PDFDict | undefined, names?: Set<string>): Map<string, Font> {
   const fonts = new Map<string, Font>();
   const dict = resources?.lookupMaybe(PDFName.of('Font'), PDFDict);
   for (const [name, ref] of dict?.entries() ?? []) {
     const font = doc.context.lookup(ref, PDFDict);
+    names?.add((font.lookupMaybe(PDFName.of('BaseFont'), PDFName)?.decodeText() ?? '').replace(/^[A-Z]{6}\+/, ''));
     const type0 = font.get(PDFName.of('Subtype')) === PDFName.of('Type0');
     fonts.set(name.asString().replace(/^\//, ''), {
       bytes: type0 ? 2 : 1,
@@ -81,8 +84,9 @@ export async function pdfText(pdf: Uint8Array): Promise<PdfText> {
   const doc = await PDFDocument.load(pdf);
   let text = '';
   let notdef = 0;
+  const names = new Set<string>();
   for (const page of doc.getPages()) {
-    const fonts = fontsOf(doc, page.node.Resources());
+    const fonts = fontsOf(doc, page.node.Resources(), names);
     let font: Font | undefined;
     // One entry per open marked-content span: its ActualText, or null for a span without one.
     const spans: Array<string | null> = [];
@@ -114,5 +118,5 @@ export async function pdfText(pdf: Uint8Array): Promise<PdfText> {
       operands = [];
     }
   }
-  return { text, notdef };
+  return { text, notdef, fonts: [...names].sort() };
 }
