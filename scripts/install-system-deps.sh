@@ -23,6 +23,12 @@ case "${SHUTTER_FONTS:-full}" in
 esac
 
 packages=(chromium-headless-shell chromium "${fonts[@]}" webext-ublock-origin-chromium)
+# --list: the packages this would install, one a line, and nothing else (test/unit/system-deps.test.ts,
+# docs/fonts.md).
+if [ "${1:-}" = "--list" ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 # Chromium looks up a font for a character its font lacks by asking fontconfig for "sans-serif" in the
 # text's language, whatever the page's generic family. Nothing in Debian ranks Noto Sans before Noto
