@@ -20,7 +20,10 @@ FROM node:24-bookworm-slim
 WORKDIR /app
 
 # The same script `make start` runs (Makefile, target system-deps): Debian's Chromium (headless shell
-# preferred), fonts with emoji and CJK coverage, and uBlock Origin's bundled filter lists for block_ads.
+# preferred), fonts for every script in common use, and uBlock Origin's bundled filter lists for block_ads.
+# `--build-arg SHUTTER_FONTS=lean` leaves out CJK and the South/Southeast Asian and African scripts,
+# ~137 MB less (docs/fonts.md); the script reads the build argument as an environment variable.
+ARG SHUTTER_FONTS=full
 COPY scripts/install-system-deps.sh scripts/install-system-deps.sh
 RUN bash scripts/install-system-deps.sh && rm -rf /var/lib/apt/lists/*
 

@@ -29,7 +29,9 @@ const obj = (v: YamlValue | undefined, what: string): Obj => {
 const PENDING_VARIABLES: string[] = [];
 /** Not service settings but the test suite's own switch, which docs/deploy.md names (test/helpers/db.ts). */
 const TEST_SUITE_VARIABLES = ['SHUTTER_TEST_REQUIRE_SERVICES'];
-const KNOWN_VARIABLES = new Set([...Object.keys(configSchema.shape), ...PENDING_VARIABLES, ...TEST_SUITE_VARIABLES]);
+/** Read by scripts/install-system-deps.sh when it installs, not by the service (docs/fonts.md). */
+const INSTALL_VARIABLES = ['SHUTTER_FONTS'];
+const KNOWN_VARIABLES = new Set([...Object.keys(configSchema.shape), ...PENDING_VARIABLES, ...TEST_SUITE_VARIABLES, ...INSTALL_VARIABLES]);
 
 /**
  * Every SHUTTER_ name in `text` that is not a known variable. `SHUTTER_S3_*` stands for a family and
