@@ -13,7 +13,7 @@ const LAYERS = [
   ['ratelimit'],
   ['accounts'],
   ['take'],
-  ['jobs'],
+  ['jobs', 'mcp'],
   ['dashboard', 'http'],
   ['service\\.ts', 'cli'],
 ];

@@ -14,6 +14,8 @@ const USAGE = `usage: shutter <command>
                                       with /healthz, /readyz and /metrics
   take <url|file.html> [-o file] [--option value …]
                                       capture once without a server, e.g. --format jpg --full_page
+  mcp                                 the MCP server on stdio for desktop agents (docs/agents.md); SHUTTER_URL
+                                      and SHUTTER_API_KEY send its captures to a Shutter server
   accounts create --email E [--plan P] [--name N]
                                       create an account and its first key (the key alone on the last line)
   accounts list                       list accounts, one per line
@@ -34,6 +36,7 @@ Without --email, keys belong to the operator account (plan scale).`;
  */
 const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   take: async (argv) => (await import('./take.js')).take(argv),
+  mcp: async (argv) => (await import('./mcp.js')).mcp(argv),
   keys: async (argv) => (await import('./keys.js')).keys(argv),
   accounts: async (argv) => (await import('./accounts.js')).accounts(argv),
 };

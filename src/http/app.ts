@@ -23,6 +23,7 @@ import { statusRoutes } from './routes/status.js';
 import { requestRoutes } from './routes/requests.js';
 import { takeRoutes } from './routes/take.js';
 import { jobRoutes } from './routes/jobs.js';
+import { mcpRoutes } from './routes/mcp.js';
 import type { JobIntake } from '../jobs/job-intake.js';
 import type { JobStore } from '../jobs/job-store.js';
 
@@ -120,6 +121,7 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.api === false) return app;
   takeRoutes(app, deps);
   jobRoutes(app, deps);
+  mcpRoutes(app, deps);
   statusRoutes(app, deps);
   requestRoutes(app, deps);
   openApiRoutes(app, deps);

@@ -6,19 +6,23 @@ export function redactUrl(url: string): string {
 }
 
 /** The service logger: JSON lines, with credentials redacted wherever they could appear. */
-export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    redact: {
-      paths: ['req.headers.apikey', 'req.headers.authorization', 'headers.apikey', 'headers.authorization', 'apikey', '*.apikey'],
-      censor: '[REDACTED]',
+export function createLogger(level: string, destination: 'stdout' | 'stderr' = 'stdout'): Logger {
+  return pino(
+    {
+      level,
+      redact: {
+        paths: ['req.headers.apikey', 'req.headers.authorization', 'headers.apikey', 'headers.authorization', 'apikey', '*.apikey'],
+        censor: '[REDACTED]',
+      },
+      serializers: {
+        req: (req: { method?: string; url?: string; id?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactUrl(req.url ?? ''),
+        }),
+      },
     },
-    serializers: {
-      req: (req: { method?: string; url?: string; id?: string }) => ({
-        id: req.id,
-        method: req.method,
-        url: redactUrl(req.url ?? ''),
-      }),
-    },
-  });
+    // `shutter mcp` speaks its protocol on stdout: its logs go to stderr.
+    destination === 'stderr' ? pino.destination(2) : undefined,
+  );
 }
