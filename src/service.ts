@@ -125,12 +125,14 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
     opened.push({ close: async () => clearInterval(sweep) });
     opened.push({ close: () => jobs.queue.close(config.SHUTTER_SHUTDOWN_TIMEOUT * 1000) });
     metrics.onCollectQueued(() => jobs.store.backlog());
+    // How capture options are parsed here, for the routes and the job runner alike.
+    const parse = { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS };
     const runner = new JobRunner({
       jobs: jobs.store,
       quota: accounts.limits.quota,
       queue: jobs.queue,
       take,
-      parse: { countries: [...config.SHUTTER_PROXIES.keys()].sort(), maxPixels: config.SHUTTER_MAX_PIXELS },
+      parse,
       guard: createAddressGuard({ allowed: config.SHUTTER_ALLOWED_PRIVATE_NETWORKS, resolve }),
       signingSecret,
       webhookRetryMs: config.SHUTTER_WEBHOOK_RETRY_MS,
@@ -153,8 +155,7 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       accounts,
       logger,
       version: parts.version ?? VERSION,
-      countries: [...config.SHUTTER_PROXIES.keys()].sort(),
-      maxPixels: config.SHUTTER_MAX_PIXELS,
+      parse,
       trustProxy: config.SHUTTER_TRUST_PROXY,
       ...(store ? { store } : {}),
       ...(config.SHUTTER_PUBLIC_URL ? { publicUrl: config.SHUTTER_PUBLIC_URL } : {}),

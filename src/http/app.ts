@@ -1,66 +1,21 @@
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { AccountServices } from '../accounts/services.js';
-import type { CaptureEngine } from '../capture/engine.js';
 import { dashboardRoutes } from '../dashboard/routes.js';
 import { AppError } from '../errors/app-error.js';
 import { redactUrl } from '../observability/logger.js';
 import { MAX_HTML_CHARS } from '../options/limits.js';
+import type { AppParts } from './app-parts.js';
+import { authGuards } from './auth.js';
 import { toErrorResponse } from './error-response.js';
 import { limitParameters, parseFormBody } from './parameter-limit.js';
 import { requestIdFor } from './request-id.js';
-import type { FileStore } from '../storage/file-store.js';
-import type { TakeCapture } from '../take/take-capture.js';
-import { deviceRoutes } from './routes/devices.js';
-import { fileRoutes } from './routes/files.js';
-import { healthRoutes } from './routes/health.js';
-import { metricsRoutes } from './routes/metrics.js';
-import type { Metrics } from '../observability/metrics.js';
-import { openApiRoutes } from './routes/openapi.js';
-import { docsRoutes } from './routes/docs.js';
-import { statusRoutes } from './routes/status.js';
-import { requestRoutes } from './routes/requests.js';
-import { takeRoutes } from './routes/take.js';
-import { jobRoutes } from './routes/jobs.js';
-import { mcpRoutes } from './routes/mcp.js';
-import type { JobIntake } from '../jobs/job-intake.js';
-import type { JobStore } from '../jobs/job-store.js';
-
-/** Everything the HTTP layer needs, injected so tests can swap the engine. */
-export interface AppDeps {
-  engine: CaptureEngine;
-  /** Accounts, keys, plans, usage and limits. */
-  accounts: AccountServices;
-  logger: Logger;
-  version: string;
-  /** Country codes with a configured proxy (ip_country_code). */
-  countries?: string[];
-  /** SHUTTER_MAX_PIXELS: viewport images over it are refused while parsing (400), before any reservation. */
-  maxPixels?: number;
-  trustProxy?: boolean;
-  /** Where upload=1 stores captures; without one, upload=1 answers 501. */
-  store?: FileStore;
-  /** Base URL for links to locally stored files (default: from the request). */
-  publicUrl?: string;
-  /** The take use case (cache, charge, engine, store, request log). */
-  take: TakeCapture;
-  /** SHUTTER_SIGNING_SECRET (or the data dir's): keys' signing secrets derive from it; without it, signed links are refused. */
-  signingSecret?: Buffer;
-  /** GET /metrics and the hooks that feed it (limit refusals, cache hits); absent, no /metrics. */
-  metrics?: Metrics;
-  /** SHUTTER_METRICS_TOKEN: when set, /metrics wants it as a Bearer token. */
-  metricsToken?: string;
-  /** Async jobs (async=1, /v1/jobs, /v1/bulk); absent where the server takes none. */
-  jobs?: { intake: JobIntake; store: JobStore };
-  /** False on a worker (`serve --role worker`): health and metrics only, no public API. */
-  api?: boolean;
-}
+import { ROUTE_TABLE } from './route-table.js';
+import { countAnswers } from './routes/metrics.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
 /** Builds the Fastify app; the caller decides whether to listen or inject. */
-export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function createApp(deps: AppParts): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -116,18 +71,19 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
     throw new AppError('not_found', `no route ${request.method} ${url}`);
   });
 
-  if (deps.metrics) metricsRoutes(app, deps.metrics, deps.metricsToken);
-  healthRoutes(app, deps);
+  if (deps.metrics) countAnswers(app, deps.metrics);
+  const guards = authGuards(deps.accounts, deps.signingSecret);
+  for (const { route, handler } of ROUTE_TABLE.flatMap((group) => group.mount(deps))) {
+    const preHandler = guards[route.auth];
+    app.route({
+      method: route.method,
+      url: route.url,
+      handler,
+      ...(preHandler ? { preHandler } : {}),
+      ...(route.exposeHeadRoute === false ? { exposeHeadRoute: false } : {}),
+    });
+  }
   if (deps.api === false) return app;
-  takeRoutes(app, deps);
-  jobRoutes(app, deps);
-  mcpRoutes(app, deps);
-  statusRoutes(app, deps);
-  requestRoutes(app, deps);
-  openApiRoutes(app, deps);
-  docsRoutes(app);
-  deviceRoutes(app);
-  fileRoutes(app, deps);
   await dashboardRoutes(app, deps.accounts, deps.signingSecret, deps.jobs?.store);
   return app;
 }

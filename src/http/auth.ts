@@ -1,10 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { ApiKeyRecord } from '../accounts/key-store.js';
 import type { AccountServices } from '../accounts/services.js';
 import { AppError } from '../errors/app-error.js';
 import type { Admission, Caller } from '../accounts/meter.js';
 import type { Account } from '../accounts/account-store.js';
 import { keySigningSecret } from '../accounts/signing-secret.js';
+import type { RouteAuth } from './route.js';
 import { readSignedLink, signatureHolds } from './signed-link.js';
 
 declare module 'fastify' {
@@ -105,5 +106,18 @@ export function requireApiKeyOrSignedLink(services: AccountServices, signingMast
     refuseDisabled(account);
     request.signedLink = true;
     await admit(services, request, reply, record, account);
+  };
+}
+
+/** The preHandler for each kind of route auth (src/http/route.ts), made once per app; `none` has none. */
+export function authGuards(
+  services: AccountServices,
+  signingMaster: Buffer | undefined,
+): Record<RouteAuth, preHandlerAsyncHookHandler | undefined> {
+  return {
+    none: undefined,
+    key: requireApiKey(services),
+    'key-unmetered': requireApiKey(services, { countRate: false }),
+    'key-or-signed-link': requireApiKeyOrSignedLink(services, signingMaster),
   };
 }

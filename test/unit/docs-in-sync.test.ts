@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi } from '../../src/options/openapi.js';
+import { openApiDocument } from '../../src/http/route-table.js';
 import { DEFAULT_TIMEOUT } from '../../src/options/limits.js';
 import { fillGenerated } from '../../src/options/reference.js';
 import { PARAMETER_NAMES } from '../../src/options/schema.js';
@@ -19,8 +19,8 @@ describe('generated docs', () => {
     for (const name of PARAMETER_NAMES) expect(text).toContain(`| \`${name}\` |`);
   });
 
-  it('the OpenAPI document lists every parameter and every error code', () => {
-    const doc = buildOpenApi('test') as {
+  it('the OpenAPI document lists every parameter and every error code', async () => {
+    const doc = (await openApiDocument('test')) as {
       paths: Record<string, { get: { parameters: Array<{ name: string }> } }>;
       components: { schemas: { TakeOptions: { properties: Record<string, Record<string, unknown>> } } };
     };
@@ -32,8 +32,8 @@ describe('generated docs', () => {
     expect(quality.allowed).toBeUndefined();
   });
 
-  it('OpenAPI shows every default, the timeout one included, as a caller would send it', () => {
-    const doc = buildOpenApi('test') as {
+  it('OpenAPI shows every default, the timeout one included, as a caller would send it', async () => {
+    const doc = (await openApiDocument('test')) as {
       components: { schemas: { TakeOptions: { properties: Record<string, Record<string, unknown>> } } };
     };
     const p = doc.components.schemas.TakeOptions.properties;
@@ -45,8 +45,8 @@ describe('generated docs', () => {
     expect(p.url!.default).toBeUndefined();
   });
 
-  it('OpenAPI states where the timeout default differs, from the same numbers the parser uses', () => {
-    const doc = buildOpenApi('test') as {
+  it('OpenAPI states where the timeout default differs, from the same numbers the parser uses', async () => {
+    const doc = (await openApiDocument('test')) as {
       components: { schemas: { TakeOptions: { properties: Record<string, Record<string, unknown>> } } };
     };
     const timeout = doc.components.schemas.TakeOptions.properties.timeout!;

@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..', '..');
 const target = join(here, '..', 'shutter_client', 'options.py');
-const openapiModule = join(repo, 'dist', 'src', 'options', 'openapi.js');
+const openapiModule = join(repo, 'dist', 'src', 'http', 'route-table.js');
 
 const PY_KEYWORDS = new Set(
   'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
@@ -28,9 +28,9 @@ async function loadSchema() {
   if (!existsSync(openapiModule)) {
     throw new Error(`${relative(process.cwd(), openapiModule)} is missing: build the server first (npx tsc -p tsconfig.build.json)`);
   }
-  const { buildOpenApi } = await import(pathToFileURL(openapiModule).href);
+  const { openApiDocument } = await import(pathToFileURL(openapiModule).href);
   const version = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version;
-  const document = buildOpenApi(version);
+  const document = await openApiDocument(version);
   const schema = document?.components?.schemas?.TakeOptions;
   if (!schema?.properties) throw new Error('the OpenAPI document has no components.schemas.TakeOptions.properties');
   return schema;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes src/options.ts, the TakeOptions interface, from the server's options schema: the OpenAPI
-// document that the built server (dist/ at the repository root) derives from its zod schema, so the
+// document that the built server (dist/ at the repository root) generates from its routes and zod schema, so the
 // client's types cannot drift from what the server accepts.
 //
 //   node clients/typescript/scripts/generate-types.mjs           write src/options.ts
@@ -14,15 +14,15 @@ const PACKAGE_DIR = new URL('../', import.meta.url);
 const REPO_DIR = new URL('../../../', import.meta.url);
 /** The file this script owns. */
 export const OUTPUT = fileURLToPath(new URL('src/options.ts', PACKAGE_DIR));
-const OPENAPI_MODULE = new URL('dist/src/options/openapi.js', REPO_DIR);
+const OPENAPI_MODULE = new URL('dist/src/http/route-table.js', REPO_DIR);
 
 /** The server's OpenAPI document, from its built module. */
 export async function loadOpenApi() {
   if (!existsSync(OPENAPI_MODULE)) {
     throw new Error(`${fileURLToPath(OPENAPI_MODULE)} is missing: build the server first (npx tsc -p tsconfig.build.json)`);
   }
-  const { buildOpenApi } = await import(pathToFileURL(fileURLToPath(OPENAPI_MODULE)).href);
-  return buildOpenApi('generator');
+  const { openApiDocument } = await import(pathToFileURL(fileURLToPath(OPENAPI_MODULE)).href);
+  return openApiDocument('generator');
 }
 
 const isEmptySchema = (schema) => schema !== null && typeof schema === 'object' && Object.keys(schema).length === 0;

@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { defineRoute } from '../route.js';
 
 /**
  * GET /docs: the API reference, Swagger UI rendering GET /openapi.json. Everything the page loads
@@ -46,7 +47,8 @@ window.ui = SwaggerUIBundle({
 });
 `;
 
-interface Asset {
+/** One file under /docs/assets/, with its validator. */
+export interface Asset {
   type: string;
   body: Buffer;
   etag: string;
@@ -103,31 +105,57 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
 
 const acceptsGzip = (request: FastifyRequest) => /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
 
-/** GET /docs and GET /docs/assets/<name>; public, like /openapi.json. */
-export function docsRoutes(app: FastifyInstance, dir = swaggerUiDir()): void {
-  const assets = loadAssets(dir);
-  const html = page(assets);
-
-  app.get('/docs', async (_request, reply) => {
-    securityHeaders(reply).header('content-security-policy', CSP).header('cache-control', 'no-cache');
-    return reply.type('text/html; charset=utf-8').send(html);
-  });
-
-  for (const [name, file] of assets) {
-    const compressible = !file.type.startsWith('image/');
-    app.get(`/docs/assets/${name}`, async (request, reply) => {
-      const gzipped = compressible && acceptsGzip(request);
-      // Each encoding is its own representation, with its own ETag.
-      const etag = gzipped ? `${file.etag.slice(0, -1)}-gz"` : file.etag;
-      securityHeaders(reply)
-        .header('content-type', file.type)
-        .header('cache-control', 'public, max-age=31536000, immutable')
-        .header('etag', etag);
-      if (compressible) reply.header('vary', 'accept-encoding');
-      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      if (!gzipped) return reply.send(file.body);
-      file.gzipped ??= gzipAsync(file.body, { level: 9 });
-      return reply.header('content-encoding', 'gzip').send(await file.gzipped);
-    });
-  }
+/** The page and its assets, read once from the swagger-ui-dist folder when the app is built. */
+export interface DocsDeps {
+  assets: Map<string, Asset>;
+  html: string;
 }
+
+/** Reads the page's assets from `dir` (swagger-ui-dist's folder) and renders the page once. */
+export function docsDeps(dir = swaggerUiDir()): DocsDeps {
+  const assets = loadAssets(dir);
+  return { assets, html: page(assets) };
+}
+
+const ASSET_NAMES = [...Object.keys(FROM_PACKAGE), 'init.js'];
+
+/** GET /docs and GET /docs/assets/<name>; public, like /openapi.json. */
+export const docsRoutes = [
+  defineRoute<DocsDeps>({
+    method: 'GET',
+    url: '/docs',
+    auth: 'none',
+    handler:
+      ({ html }) =>
+      async (_request, reply) => {
+        securityHeaders(reply).header('content-security-policy', CSP).header('cache-control', 'no-cache');
+        return reply.type('text/html; charset=utf-8').send(html);
+      },
+  }),
+  // One route per file, so no name from the request ever reaches a path.
+  ...ASSET_NAMES.map((name) =>
+    defineRoute<DocsDeps>({
+      method: 'GET',
+      url: `/docs/assets/${name}`,
+      auth: 'none',
+      handler: ({ assets }) => {
+        const file = assets.get(name)!;
+        const compressible = !file.type.startsWith('image/');
+        return async (request, reply) => {
+          const gzipped = compressible && acceptsGzip(request);
+          // Each encoding is its own representation, with its own ETag.
+          const etag = gzipped ? `${file.etag.slice(0, -1)}-gz"` : file.etag;
+          securityHeaders(reply)
+            .header('content-type', file.type)
+            .header('cache-control', 'public, max-age=31536000, immutable')
+            .header('etag', etag);
+          if (compressible) reply.header('vary', 'accept-encoding');
+          if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+          if (!gzipped) return reply.send(file.body);
+          file.gzipped ??= gzipAsync(file.body, { level: 9 });
+          return reply.header('content-encoding', 'gzip').send(await file.gzipped);
+        };
+      },
+    }),
+  ),
+];

@@ -1,22 +1,33 @@
+import type { CaptureEngine } from '../../capture/engine.js';
+import type { KeyStore } from '../../accounts/key-store.js';
+import type { Limits } from '../../ratelimit/limits.js';
 import { withTimeout } from '../../util/race-abort.js';
-import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.js';
+import { defineRoute } from '../route.js';
+
+/** What the probes look at: the browser, the database (through the keys) and the limits backend. */
+export interface HealthDeps {
+  engine: Pick<CaptureEngine, 'ready'>;
+  keys: Pick<KeyStore, 'countActive'>;
+  limits: Pick<Limits, 'ping' | 'backend'>;
+}
 
 /** Unauthenticated probes: /healthz (the process answers), /readyz (browser, database and limits backend answer). */
-export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    const browser = deps.engine.ready();
-    const [database, limits] = await Promise.all([
-      answers(() => deps.accounts.keys.countActive()),
-      answers(() => deps.accounts.limits.ping()),
-    ]);
-    const ready = browser && database && limits;
-    return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ready' : 'not_ready', browser, database, limits: { backend: deps.accounts.limits.backend, ok: limits } });
-  });
-}
+export const healthRoutes = [
+  defineRoute<HealthDeps>({ method: 'GET', url: '/healthz', auth: 'none', handler: () => async () => ({ status: 'ok' }) }),
+  defineRoute<HealthDeps>({
+    method: 'GET',
+    url: '/readyz',
+    auth: 'none',
+    handler: (deps) => async (_request, reply) => {
+      const browser = deps.engine.ready();
+      const [database, limits] = await Promise.all([answers(() => deps.keys.countActive()), answers(() => deps.limits.ping())]);
+      const ready = browser && database && limits;
+      return reply
+        .code(ready ? 200 : 503)
+        .send({ status: ready ? 'ready' : 'not_ready', browser, database, limits: { backend: deps.limits.backend, ok: limits } });
+    },
+  }),
+];
 
 /** True when the check answers within 2 s: a probe must not hang on a stuck backend. */
 async function answers(check: () => Promise<unknown>): Promise<boolean> {

@@ -1,9 +1,11 @@
-import type { FastifyInstance } from 'fastify';
-import { buildOpenApi } from '../../options/openapi.js';
-import type { AppDeps } from '../app.js';
+import { defineRoute } from '../route.js';
 
-/** GET /openapi.json, public like the docs it mirrors. Built once. */
-export function openApiRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const document = buildOpenApi(deps.version);
-  app.get('/openapi.json', async () => document);
-}
+/** GET /openapi.json, public like the docs it mirrors; `document` builds it on the first request, once. */
+export const openApiRoutes = [
+  defineRoute<{ document: () => Promise<Record<string, unknown>> }>({
+    method: 'GET',
+    url: '/openapi.json',
+    auth: 'none',
+    handler: (deps) => async () => deps.document(),
+  }),
+];
