@@ -503,12 +503,16 @@ describe('defaults', () => {
       attachment_name: undefined,
       pdf_paper_format: 'a4',
       pdf_landscape: false,
-      pdf_margin: { top: '0px', right: '0px', bottom: '0px', left: '0px' },
+      pdf_margin: undefined,
       pdf_page_ranges: undefined,
       pdf_print_background: true,
       pdf_media_type: 'print',
       pdf_scale: 1,
       pdf_fit_one_page: false,
+      pdf_header: undefined,
+      pdf_footer: undefined,
+      pdf_outline: false,
+      pdf_tagged: true,
     });
   });
 
@@ -666,6 +670,10 @@ describe('parameter_not_applicable', () => {
     ['pdf_media_type', 'screen'],
     ['pdf_scale', '1.5'],
     ['pdf_fit_one_page', true],
+    ['pdf_header', '<b>Acme</b>'],
+    ['pdf_footer', 'Page <span class="pageNumber"></span>'],
+    ['pdf_outline', '1'],
+    ['pdf_tagged', '0'],
   ];
 
   it.each(pdfParameters)('%s with png', (name, value) => {
