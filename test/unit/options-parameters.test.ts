@@ -83,6 +83,11 @@ const bool = (name: ParameterName, base: Raw, def: boolean): ParameterCase => ({
 
 /** Wave 2's parameters, each with its parse rules tested in the file named. */
 const TESTED_ELSEWHERE: ParameterName[] = [
+  // test/unit/pdf-templates.test.ts, test/e2e/pdf-documents.test.ts and the parameter_not_applicable cases below
+  'pdf_header',
+  'pdf_footer',
+  'pdf_outline',
+  'pdf_tagged',
   // test/e2e/response-type.test.ts, test/integration/cache.test.ts and the cases below
   'response_type',
   'metadata',
@@ -365,7 +370,8 @@ const CASES: ParameterCase[] = [
       ['1cm 2cm 3cm', { top: '1cm', right: '2cm', bottom: '3cm', left: '2cm' }],
     ],
     invalid: ['10', '10pt', '1px 2px 3px 4px 5px', '-1mm', 'auto', '', '10 mm', 10],
-    default: { top: '0px', right: '0px', bottom: '0px', left: '0px' },
+    // Not given: 0, or room for pdf_header and pdf_footer (print-pdf.ts).
+    default: undefined,
   },
   {
     name: 'pdf_page_ranges',

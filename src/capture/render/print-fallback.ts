@@ -10,6 +10,8 @@ const FIRST_SHARE = 0.45;
 const STOPPED_WAIT_MS = 1_500;
 /** The fallback ends this long before the deadline, so its own 504 says what failed. */
 const END_MARGIN_MS = 300;
+/** The DOM as HTML, doctype included (the page's own mode of layout). */
+const SNAPSHOT = "(document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') + document.documentElement.outerHTML";
 /** The snapshot's subresources may load this long before it is printed as it is. */
 const SNAPSHOT_LOAD_MS = 2_000;
 
@@ -25,7 +27,9 @@ export async function printWithFallback(ctx: RenderContext): Promise<{ body: Buf
   const { page, cdp, options, limits, clock } = ctx;
   const left = () => clock.deadline - END_MARGIN_MS - performance.now();
   // Taken before printing: a renderer that hangs in the print cannot serialize its DOM any more.
-  const snapshot = await page.content();
+  // Over the capture's CDP session: page.content() first builds a utility world, 0.4–0.9 s under load.
+  const { result } = await cdp.send('Runtime.evaluate', { expression: SNAPSHOT, returnByValue: true });
+  const snapshot = String(result.value ?? '');
   const url = page.url();
   const first = printPdf(page, options, limits.maxFullPageHeight);
   first.catch(() => undefined);
