@@ -25,7 +25,7 @@ export interface CaptureContext extends RenderContext {
   mainHeaders?: Record<string, string>;
   /** metadata=1: what the page says about itself. */
   metadata?: PageMetadata;
-  /** X-Shutter-Warning values found by the detection steps (blank, bot_challenge). */
+  /** X-Shutter-Warning values found by the detection steps and the renderer (blank, bot_challenge, print_fallback). */
   warnings: Set<CaptureWarning>;
   /** Set by the wait step when the page was captured while requests were still pending. */
   partial?: PendingRequest[];

@@ -41,7 +41,9 @@ describe('generated docs', () => {
     expect(p.viewport_width!.default).toBe(1280);
     expect(p.format!.default).toBe('png');
     expect(p.full_page!.default).toBe(false);
-    expect(p.pdf_margin!.default).toBe('0');
+    // pdf_margin's default depends on pdf_header and pdf_footer: only the reference's text form states it.
+    expect(p.pdf_margin!['x-default']).toBe('0');
+    expect(p.pdf_tagged!.default).toBe(true);
     expect(p.url!.default).toBeUndefined();
   });
 

@@ -83,6 +83,11 @@ const bool = (name: ParameterName, base: Raw, def: boolean): ParameterCase => ({
 
 /** Wave 2's parameters, each with its parse rules tested in the file named. */
 const TESTED_ELSEWHERE: ParameterName[] = [
+  // test/unit/pdf-templates.test.ts, test/e2e/pdf-documents.test.ts and the parameter_not_applicable cases below
+  'pdf_header',
+  'pdf_footer',
+  'pdf_outline',
+  'pdf_tagged',
   // test/e2e/response-type.test.ts, test/integration/cache.test.ts and the cases below
   'response_type',
   'metadata',
@@ -365,7 +370,8 @@ const CASES: ParameterCase[] = [
       ['1cm 2cm 3cm', { top: '1cm', right: '2cm', bottom: '3cm', left: '2cm' }],
     ],
     invalid: ['10', '10pt', '1px 2px 3px 4px 5px', '-1mm', 'auto', '', '10 mm', 10],
-    default: { top: '0px', right: '0px', bottom: '0px', left: '0px' },
+    // Not given: 0, or room for pdf_header and pdf_footer (print-pdf.ts).
+    default: undefined,
   },
   {
     name: 'pdf_page_ranges',
@@ -503,12 +509,16 @@ describe('defaults', () => {
       attachment_name: undefined,
       pdf_paper_format: 'a4',
       pdf_landscape: false,
-      pdf_margin: { top: '0px', right: '0px', bottom: '0px', left: '0px' },
+      pdf_margin: undefined,
       pdf_page_ranges: undefined,
       pdf_print_background: true,
       pdf_media_type: 'print',
       pdf_scale: 1,
       pdf_fit_one_page: false,
+      pdf_header: undefined,
+      pdf_footer: undefined,
+      pdf_outline: false,
+      pdf_tagged: true,
     });
   });
 
@@ -666,6 +676,10 @@ describe('parameter_not_applicable', () => {
     ['pdf_media_type', 'screen'],
     ['pdf_scale', '1.5'],
     ['pdf_fit_one_page', true],
+    ['pdf_header', '<b>Acme</b>'],
+    ['pdf_footer', 'Page <span class="pageNumber"></span>'],
+    ['pdf_outline', '1'],
+    ['pdf_tagged', '0'],
   ];
 
   it.each(pdfParameters)('%s with png', (name, value) => {

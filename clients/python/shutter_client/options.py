@@ -274,8 +274,9 @@ TakeOptions = TypedDict(
         "pdf_paper_format": Literal["a0", "a1", "a2", "a3", "a4", "a5", "a6", "letter", "legal", "tabloid", "ledger"],
         # Landscape orientation. Allowed: boolean. Default: false. Formats: pdf.
         "pdf_landscape": bool,
-        # Page margins: 1–4 CSS lengths in CSS shorthand order (top right bottom left). Allowed: lengths
-        # in px, mm, cm or in, e.g. 10mm or 0.5in 1in. Default: 0. Formats: pdf.
+        # Page margins: 1–4 CSS lengths in CSS shorthand order (top right bottom left). Not given: 0,
+        # with room for pdf_header and pdf_footer. Allowed: lengths in px, mm, cm or in, e.g. 10mm or
+        # 0.5in 1in. Default: 0. Formats: pdf.
         "pdf_margin": str,
         # Pages to keep. Allowed: comma-separated pages and ranges, e.g. 1-3,5. Default: all pages.
         # Formats: pdf.
@@ -290,6 +291,24 @@ TakeOptions = TypedDict(
         # Put the whole page on a single PDF page as tall as the content. Allowed: boolean. Default:
         # false. Formats: pdf.
         "pdf_fit_one_page": bool,
+        # HTML printed at the top of every page; elements with the classes pageNumber, totalPages,
+        # title, url, date are filled in. Text is 10px, across the page, padded to the side margins,
+        # unless the template's own styles say otherwise. The top margin grows to fit it unless
+        # pdf_margin is given. Images and fonts must be inline (data: URLs): Chromium loads nothing for
+        # headers and footers. Allowed: HTML, at most 50,000 characters. Default: none. Formats: pdf.
+        "pdf_header": str,
+        # HTML printed at the bottom of every page; elements with the classes pageNumber, totalPages,
+        # title, url, date are filled in. Text is 10px, across the page, padded to the side margins,
+        # unless the template's own styles say otherwise. The bottom margin grows to fit it unless
+        # pdf_margin is given. Images and fonts must be inline (data: URLs): Chromium loads nothing for
+        # headers and footers. Allowed: HTML, at most 50,000 characters. Default: none. Formats: pdf.
+        "pdf_footer": str,
+        # Bookmarks (the PDF's outline) from the document's headings. Allowed: boolean. Default: false.
+        # Formats: pdf.
+        "pdf_outline": bool,
+        # Tagged, accessible PDF: a structure tree with reading order and the images’ alt text
+        # (docs/performance.md: its cost). Allowed: boolean. Default: true. Formats: pdf.
+        "pdf_tagged": bool,
     },
     total=False,
 )
@@ -375,4 +394,8 @@ TAKE_OPTION_NAMES: Tuple[str, ...] = (
     "pdf_media_type",
     "pdf_scale",
     "pdf_fit_one_page",
+    "pdf_header",
+    "pdf_footer",
+    "pdf_outline",
+    "pdf_tagged",
 )

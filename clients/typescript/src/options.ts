@@ -566,7 +566,8 @@ export interface TakeOptions {
    */
   pdf_landscape?: boolean;
   /**
-   * Page margins: 1–4 CSS lengths in CSS shorthand order (top right bottom left).
+   * Page margins: 1–4 CSS lengths in CSS shorthand order (top right bottom left). Not given: 0, with room for
+   * pdf_header and pdf_footer.
    *
    * Allowed: lengths in px, mm, cm or in, e.g. 10mm or 0.5in 1in.
    * Only with format pdf.
@@ -613,6 +614,47 @@ export interface TakeOptions {
    * @defaultValue false
    */
   pdf_fit_one_page?: boolean;
+  /**
+   * HTML printed at the top of every page; elements with the classes pageNumber, totalPages, title, url, date are
+   * filled in. Text is 10px, across the page, padded to the side margins, unless the template's own styles say
+   * otherwise. The top margin grows to fit it unless pdf_margin is given. Images and fonts must be inline (data:
+   * URLs): Chromium loads nothing for headers and footers.
+   *
+   * Allowed: HTML, at most 50,000 characters.
+   * Only with format pdf.
+   * @defaultValue none
+   * @example "<div style=\"font-size:9px;text-align:right\"><span class=\"title\"></span></div>"
+   */
+  pdf_header?: string;
+  /**
+   * HTML printed at the bottom of every page; elements with the classes pageNumber, totalPages, title, url, date
+   * are filled in. Text is 10px, across the page, padded to the side margins, unless the template's own styles say
+   * otherwise. The bottom margin grows to fit it unless pdf_margin is given. Images and fonts must be inline
+   * (data: URLs): Chromium loads nothing for headers and footers.
+   *
+   * Allowed: HTML, at most 50,000 characters.
+   * Only with format pdf.
+   * @defaultValue none
+   * @example "<div style=\"font-size:10px;width:100%;text-align:center\">Page <span class=\"pageNumber\"></span> of <span class=\"totalPages\"></span></div>"
+   */
+  pdf_footer?: string;
+  /**
+   * Bookmarks (the PDF's outline) from the document's headings.
+   *
+   * Allowed: boolean.
+   * Only with format pdf.
+   * @defaultValue false
+   */
+  pdf_outline?: boolean;
+  /**
+   * Tagged, accessible PDF: a structure tree with reading order and the images’ alt text (docs/performance.md: its
+   * cost).
+   *
+   * Allowed: boolean.
+   * Only with format pdf.
+   * @defaultValue true
+   */
+  pdf_tagged?: boolean;
 }
 
 /** An item of a TakeOptions parameter in its JSON object form. */
@@ -708,4 +750,8 @@ export const TAKE_OPTION_NAMES = [
   'pdf_media_type',
   'pdf_scale',
   'pdf_fit_one_page',
+  'pdf_header',
+  'pdf_footer',
+  'pdf_outline',
+  'pdf_tagged',
 ] as const;

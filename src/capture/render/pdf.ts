@@ -1,11 +1,12 @@
 import { preloadLazyContent } from './preload-lazy-content.js';
-import { printPdf } from './print-pdf.js';
+import { printWithFallback } from './print-fallback.js';
 import type { Renderer } from './render-context.js';
 
-/** PDF printed by Chromium with the pdf_* options. */
-export const renderPdf: Renderer = async ({ page, options, limits, timings, clock }) => {
+/** PDF printed by Chromium with the pdf_* options; a print that hangs is printed again (print-fallback.ts). */
+export const renderPdf: Renderer = async (ctx) => {
+  const { page, limits, timings, clock } = ctx;
   // Printing lays out the whole document: lazy content must be loaded first.
   await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, clock));
-  const body = await timings.measure('capture', () => printPdf(page, options, limits.maxFullPageHeight));
-  return { body, truncated: false };
+  const { body, fallback } = await timings.measure('capture', () => printWithFallback(ctx));
+  return { body, truncated: false, ...(fallback ? { warnings: ['print_fallback' as const] } : {}) };
 };

@@ -1,9 +1,28 @@
 import type { Page } from 'playwright-core';
 import { AppError } from '../../errors/app-error.js';
+import type { PaperFormat } from '../../options/limits.js';
 import type { PdfMargin } from '../../options/pdf-values.js';
 import type { TakeOptions } from '../../options/schema.js';
+import { marginFor, measureTemplates, wrapTemplate } from './pdf-templates.js';
 
 const PX_PER_UNIT: Record<string, number> = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 };
+
+/** Paper widths and heights in inches, as Playwright prints them. */
+const PAPER_INCHES: Record<PaperFormat, [number, number]> = {
+  a0: [33.1, 46.8],
+  a1: [23.4, 33.1],
+  a2: [16.54, 23.4],
+  a3: [11.7, 16.54],
+  a4: [8.27, 11.7],
+  a5: [5.83, 8.27],
+  a6: [4.13, 5.83],
+  letter: [8.5, 11],
+  legal: [8.5, 14],
+  tabloid: [11, 17],
+  ledger: [17, 11],
+};
+
+const NO_MARGIN: PdfMargin = { top: '0px', right: '0px', bottom: '0px', left: '0px' };
 
 const toPx = (length: string) => {
   const m = /^([\d.]+)(px|in|cm|mm)$/.exec(length);
@@ -13,12 +32,16 @@ const toPx = (length: string) => {
 /** Prints the page to PDF with the pdf_* options, in the chosen CSS media type. */
 export async function printPdf(page: Page, options: TakeOptions, maxHeightPx: number): Promise<Buffer> {
   await page.emulateMedia({ media: options.pdf_media_type });
-  const margin = options.pdf_margin;
+  const templates = headerFooter(options);
+  const margin = options.pdf_margin ?? (templates ? marginFor(await measureTemplates(page, templates, paperWidthPx(options))) : NO_MARGIN);
   const common = {
     margin,
     printBackground: options.pdf_print_background,
     scale: options.pdf_scale,
+    outline: options.pdf_outline,
+    tagged: options.pdf_tagged,
     ...(options.pdf_page_ranges ? { pageRanges: options.pdf_page_ranges } : {}),
+    ...(templates ? { displayHeaderFooter: true, headerTemplate: templates.header, footerTemplate: templates.footer } : {}),
   };
   try {
     if (options.pdf_fit_one_page) return await page.pdf({ ...common, ...(await onePageSize(page, options, margin, maxHeightPx)) });
@@ -32,6 +55,20 @@ export async function printPdf(page: Page, options: TakeOptions, maxHeightPx: nu
     }
     throw error;
   }
+}
+
+/** pdf_header and pdf_footer in Shutter's default style, or nothing when neither is given. */
+function headerFooter(options: TakeOptions): { header: string; footer: string } | undefined {
+  if (options.pdf_header === undefined && options.pdf_footer === undefined) return undefined;
+  const sides = options.pdf_margin && { left: options.pdf_margin.left, right: options.pdf_margin.right };
+  return { header: wrapTemplate(options.pdf_header, sides), footer: wrapTemplate(options.pdf_footer, sides) };
+}
+
+/** The width templates are laid out at: the paper's, or the one page's with pdf_fit_one_page. */
+function paperWidthPx(options: TakeOptions): number {
+  if (options.pdf_fit_one_page) return options.viewport_width * options.pdf_scale;
+  const [width, height] = PAPER_INCHES[options.pdf_paper_format];
+  return (options.pdf_landscape ? height : width) * 96;
 }
 
 /**
