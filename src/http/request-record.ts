@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { DebugTrace } from '../capture/debug-trace.js';
-import { AppError } from '../errors/app-error.js';
+import type { AppError } from '../errors/app-error.js';
+import { knownAppError } from '../errors/backend-unavailable.js';
 import type { TakeOptions } from '../options/schema.js';
 import { BUNDLE_HOURS } from '../requests/request-log.js';
 import type { AppDeps } from './app.js';
@@ -27,7 +28,7 @@ export async function recordRequest(
 ): Promise<void> {
   const caller = request.caller;
   if (!caller) return;
-  const appError = outcome.error instanceof AppError ? outcome.error : undefined;
+  const appError = knownAppError(outcome.error);
   try {
     await deps.accounts.requests.record({
       requestId: request.id,
