@@ -26,6 +26,7 @@ import { takeRoutes } from './routes/take.js';
 import { jobRoutes } from './routes/jobs.js';
 import type { JobIntake } from '../jobs/job-intake.js';
 import type { JobStore } from '../jobs/job-store.js';
+import { answerClientError } from './client-error.js';
 
 /** Everything the HTTP layer needs, injected so tests can swap the engine. */
 export interface AppDeps {
@@ -74,6 +75,7 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     // While closing, requests on kept-alive connections get our JSON 503 (hook below), not Fastify's own body.
     return503OnClosing: false,
+    clientErrorHandler: answerClientError,
   });
   // Only JSON and form bodies are accepted; Fastify's text/plain parser would let other bodies through as strings.
   app.removeContentTypeParser('text/plain');
