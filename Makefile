@@ -3,7 +3,21 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := start
 .PHONY: start test test-node deps system-deps node-deps build lint format format-check imports typecheck unit docs bench bench-smoke bench-smoke-ci bench-deps clean
 
-NODE_STAMP := node_modules/.shutter-installed
+# Every recipe runs on a supported Node.js: the machine's own when it is 22 or newer, else Node 24 set
+# up inside the project from the npm registry (scripts/ensure-node.sh, which prints one line saying so).
+NODE_BIN := $(shell bash scripts/ensure-node.sh)
+ifneq ($(.SHELLSTATUS),0)
+$(error scripts/ensure-node.sh could not set up a supported Node.js (above))
+endif
+ifneq ($(NODE_BIN),)
+export PATH := $(NODE_BIN):$(PATH)
+# The user's npmrc may point nodedir at the older Node's headers: native modules build against this one's.
+export npm_config_nodedir := $(abspath $(NODE_BIN)/..)
+endif
+
+# node_modules hold native modules built for one Node.js release: another release installs them again.
+NODE_VERSION := $(shell PATH='$(PATH)' node -v)
+NODE_STAMP := node_modules/.shutter-installed-$(NODE_VERSION)
 
 # MALLOC_ARENA_MAX: libvips' threads otherwise spread the heap over many glibc arenas, which hold
 # freed memory (docs/performance.md, "Memory").
@@ -17,11 +31,10 @@ test: deps build format-check lint imports typecheck
 
 # The suite on another Node.js major, e.g. `make test-node NODE=24` (README, "Supported runtimes"): the
 # runtime from the npm registry, a copy of the tree with its own node_modules under .cache/node-<major>/.
-# TESTS narrows it (vitest paths or filters), e.g. TESTS=test/unit; NODE_HEADERS=24.18.1 builds
-# better-sqlite3 against those headers (why: scripts/test-node.sh).
+# TESTS narrows it (vitest paths or filters), e.g. TESTS=test/unit.
 NODE ?= 24
 test-node:
-	NODE_HEADERS=$(NODE_HEADERS) bash scripts/test-node.sh $(NODE) $(TESTS)
+	bash scripts/test-node.sh $(NODE) $(TESTS)
 
 deps: system-deps node-deps
 

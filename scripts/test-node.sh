@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test-node NODE=<major>` (e.g. 22, 24): the test suite on another Node.js major.
+# `make test-node NODE=<major>` (e.g. 22, 26): the test suite on another Node.js major.
 #
 # The runtime is the npm registry's `node-linux-<arch>` package, the newest release of that major:
 # the official Linux build (bin/node and include/node, the headers native modules compile against),
@@ -8,18 +8,16 @@
 # (delete .cache/node-<major> for a newer release).
 #
 # The suite runs in a copy of the tree, .cache/node-<major>/repo, with its own node_modules
-# installed by `npm ci` under that Node: the checkout's node_modules stay built for the system Node.
-# better-sqlite3 is compiled from source against the runtime's headers (needs python3, make and
-# g++): its prebuilt binaries are downloaded from GitHub, which this must not depend on. sharp and
-# msgpackr-extract ship prebuilt Node-API binaries and esbuild an executable: any major runs them.
+# installed by `npm ci` under that Node, so the checkout's node_modules stay as they are. Native
+# modules need no compiler and nothing from GitHub: better-sqlite3 13, sharp and msgpackr-extract ship
+# prebuilt Node-API binaries in their npm packages (Node-API is stable across majors), esbuild an
+# executable. nodedir still points at the runtime's headers, should anything be built from source.
 #
-# NODE_HEADERS=<version of the same major> compiles better-sqlite3 against that release's headers
-# instead of the runtime's own. better-sqlite3 12 built against Node >= 24.19's headers aborts the
-# process (SIGABRT, "Assertion failed: (env) != nullptr" in RemoveEnvironmentCleanupHook, from
-# ~Statement or ~Database) when the garbage collector finalizes a statement outside a JavaScript
-# context: 24.19 made node::ObjectWrap, a header-only class better-sqlite3 12 compiles in, remove a
-# cleanup hook on destruction. Built against 24.18.1's headers it runs on 24.19+ unharmed, like the
-# prebuilt binaries that predate 24.19 (README, "Supported runtimes").
+# better-sqlite3 12 (before this project moved to 13) compiled node::ObjectWrap, a header-only class,
+# into its binary: built against Node >= 24.19's headers it aborted the process (SIGABRT, "Assertion
+# failed: (env) != nullptr" in RemoveEnvironmentCleanupHook) when the garbage collector finalized a
+# statement. 13 is written against Node-API (Napi::ObjectWrap) and has no such code (README,
+# "Supported runtimes").
 #
 # Arguments after the major go to vitest, e.g. `make test-node NODE=24 TESTS=test/unit`.
 set -euo pipefail
@@ -66,15 +64,6 @@ if [[ $(node -p 'process.versions.node.split(".")[0]') != "$major" ]]; then
   echo "test-node: $runtime/bin/node is $(node -v), not Node $major" >&2
   exit 1
 fi
-headers=$runtime
-if [[ -n ${NODE_HEADERS:-} ]]; then
-  if [[ ! $NODE_HEADERS =~ ^$major\.[0-9]+\.[0-9]+$ ]]; then
-    echo "test-node: NODE_HEADERS must be a $major.x.y release, not '$NODE_HEADERS'" >&2
-    exit 2
-  fi
-  headers=$cache/headers-$NODE_HEADERS
-  [[ -f $headers/include/node/node_api.h ]] || fetch_node "$NODE_HEADERS" "$headers" include
-fi
 
 # 2. The copy of the tree: tracked and new files as they are now; node_modules, builds and this cache left out.
 mkdir -p "$repo"
@@ -82,20 +71,20 @@ rsync -a --delete --exclude=/.git --exclude=/.cache --exclude=node_modules --exc
   --exclude=/coverage --exclude=/bench/results "$root/" "$repo/"
 cd "$repo"
 
-# 3. Its node_modules, again only when the lockfile, the Node release or the headers changed. The
-# user's npmrc may point nodedir at the system Node's headers: set it to the ones chosen above.
+# 3. Its node_modules, again only when the lockfile or the Node release changed. The user's npmrc
+# may point nodedir at the system Node's headers: set it to the runtime's.
 stamp=node_modules/.shutter-node
-want="$(node -v) headers=${NODE_HEADERS:-own} $(sha256sum package-lock.json | cut -d' ' -f1)"
+want="$(node -v) $(sha256sum package-lock.json | cut -d' ' -f1)"
 if [[ ! -f $stamp || $(cat "$stamp") != "$want" ]]; then
-  echo "test-node: npm ci under Node $(node -v), native modules built against ${NODE_HEADERS:-its own} headers (a minute or two)"
-  npm_config_nodedir=$headers npm_config_build_from_source=true npm ci --no-fund --no-audit
+  echo "test-node: npm ci under Node $(node -v)"
+  npm_config_nodedir=$runtime npm ci --no-fund --no-audit
   echo "$want" > "$stamp"
 fi
 node -e "
   const Database = require('better-sqlite3');
   new Database(':memory:').prepare('select 1').get();
   require('sharp');
-  console.log('test-node: Node ' + process.version + ' (modules ABI ' + process.versions.modules + '), better-sqlite3 built against ${NODE_HEADERS:-its own} headers, and sharp load');
+  console.log('test-node: Node ' + process.version + ' (modules ABI ' + process.versions.modules + '): better-sqlite3 and sharp load');
 "
 
 # 4. Build as `make build` does (some tests start dist/bundle/main.js) and run the suite.

@@ -120,7 +120,12 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
       keys: accounts.keys,
     });
     const jobs = await openJobs(config, logger, accounts);
-    const sweep = setInterval(() => void jobs.store.sweep(new Date()).catch(() => undefined), 10 * 60_000);
+    // A backend that is away fails one sweep or rescue: logged, and the next one tries again.
+    const sweep = setInterval(
+      () =>
+        void jobs.store.sweep(new Date()).catch((error: unknown) => logger.warn({ err: error }, 'job sweep failed; retrying in 10 min')),
+      10 * 60_000,
+    );
     sweep.unref();
     opened.push({ close: async () => clearInterval(sweep) });
     opened.push({ close: () => jobs.queue.close(config.SHUTTER_SHUTDOWN_TIMEOUT * 1000) });
@@ -182,7 +187,13 @@ export async function createService(config: Config, parts: ServiceParts = {}): P
         if ((parts.runJobs ?? jobConcurrency > 0) && jobConcurrency > 0) {
           // Webhook deliveries wait on the network, not the browser: more of them than captures.
           jobs.queue.work(runner.handlers, { capture: jobConcurrency, webhook: Math.max(4, jobConcurrency * 2) });
-          const rescue = setInterval(() => void runner.requeueStranded().catch(() => undefined), 60_000);
+          const rescue = setInterval(
+            () =>
+              void runner
+                .requeueStranded()
+                .catch((error: unknown) => logger.warn({ err: error }, 'requeueing stranded jobs failed; retrying in 1 min')),
+            60_000,
+          );
           rescue.unref();
           opened.push({ close: async () => clearInterval(rescue) });
         }

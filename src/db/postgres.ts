@@ -17,6 +17,8 @@ export async function openPostgres(url: string, options: { schema?: string | und
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // A server that does not answer at all (a dropped route) fails the request as 503 backend_unavailable instead of hanging it.
+    connectionTimeoutMillis: 5_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client whose server went away (a restart, a failover) emits 'error' on the pool; unheard,

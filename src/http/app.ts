@@ -11,6 +11,7 @@ import { limitParameters, parseFormBody } from './parameter-limit.js';
 import { requestIdFor } from './request-id.js';
 import { ROUTE_TABLE } from './route-table.js';
 import { countAnswers } from './routes/metrics.js';
+import { answerClientError } from './client-error.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
 
@@ -27,6 +28,7 @@ export async function createApp(deps: AppParts): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     // While closing, requests on kept-alive connections get our JSON 503 (hook below), not Fastify's own body.
     return503OnClosing: false,
+    clientErrorHandler: answerClientError,
   });
   // Only JSON and form bodies are accepted; Fastify's text/plain parser would let other bodies through as strings.
   app.removeContentTypeParser('text/plain');

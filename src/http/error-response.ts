@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError } from '../errors/app-error.js';
+import { isBackendUnavailable, backendUnavailable } from '../errors/backend-unavailable.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 
 export interface ErrorResponse {
@@ -18,7 +19,8 @@ const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
 };
 
 /**
- * The one place where any error becomes an HTTP answer. Unknown errors are logged and
+ * The one place where any error becomes an HTTP answer. Redis or Postgres not answering is a 503
+ * backend_unavailable with Retry-After (DESIGN.md §5.5). Other unknown errors are logged and
  * answered with a generic 500, so internals never leak.
  */
 export function toErrorResponse(error: unknown, requestId: string, logger: FastifyBaseLogger): ErrorResponse {
@@ -32,6 +34,9 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Fasti
       appError = new AppError(known[0], known[1]);
     } else if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
       appError = new AppError('invalid_json', 'the body is not valid JSON');
+    } else if (isBackendUnavailable(error)) {
+      logger.warn({ err: error, requestId }, 'a backend (database or Redis) is not answering');
+      appError = backendUnavailable(error);
     } else {
       logger.error({ err: error, requestId }, 'unhandled error');
       appError = new AppError('internal_error', 'something went wrong on our side; quote the request id when reporting it');

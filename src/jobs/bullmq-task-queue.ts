@@ -39,10 +39,14 @@ export class BullmqTaskQueue implements TaskQueue {
     this.connection = { url: redisUrl, maxRetriesPerRequest: null };
     this.prefix = `${prefix}bull`;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    // Adding is on the request path: with Redis away it should fail after one reconnection attempt
+    // (503 backend_unavailable), not wait in ioredis' offline queue until Redis is back.
+    const adding = { url: redisUrl, maxRetriesPerRequest: 1 };
     this.queues = {
-      capture: new Queue('capture', { connection: this.connection, prefix: this.prefix }),
-      webhook: new Queue('webhook', { connection: this.connection, prefix: this.prefix }),
+      capture: new Queue('capture', { connection: adding, prefix: this.prefix }),
+      webhook: new Queue('webhook', { connection: adding, prefix: this.prefix }),
     };
+    for (const kind of KINDS) this.queues[kind].on('error', (error) => this.logger.warn({ err: error, kind }, 'job queue: Redis error'));
   }
 
   async add(tasks: readonly Task[]): Promise<void> {

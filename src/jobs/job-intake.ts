@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Caller, Meter } from '../accounts/meter.js';
 import { AppError } from '../errors/app-error.js';
+import { backendUnavailable, isBackendUnavailable } from '../errors/backend-unavailable.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { Reservation } from '../ratelimit/quota-store.js';
 import { newJobId, type JobStore, type NewJob } from './job-store.js';
@@ -118,6 +119,7 @@ export class JobIntake {
           await this.deps.jobs.fail(job.id, null, { code: 'overloaded', message: 'the job queue was unreachable' }, new Date());
         // A retry with the same Idempotency-Key should queue afresh, not answer these failed jobs.
         if (input.idempotencyKey !== undefined) await this.deps.jobs.forgetIdempotency(caller.account.id, input.idempotencyKey);
+        if (isBackendUnavailable(error)) throw backendUnavailable(error);
         throw Object.assign(new AppError('overloaded', 'the job queue is unreachable; retry shortly', { retryAfterSeconds: 5 }), {
           cause: error,
         });

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { keySigningSecret } from '../accounts/signing-secret.js';
 import { Timings } from '../capture/timings.js';
 import type { GuardVerdict } from '../egress/address-guard.js';
-import { AppError } from '../errors/app-error.js';
+import { knownAppError } from '../errors/backend-unavailable.js';
 import { parseTakeOptions, type ParseContext } from '../options/parse-take-options.js';
 import type { QuotaStore, Reservation } from '../ratelimit/quota-store.js';
 import type { TakeCapture } from '../take/take-capture.js';
@@ -19,7 +19,7 @@ export const MAX_RUNS = 5;
 export const WEBHOOK_ATTEMPTS = 7;
 
 /** Errors that say "this worker cannot capture now" rather than "this page cannot be captured". */
-const TRANSIENT = new Set(['browser_unavailable', 'overloaded']);
+const TRANSIENT = new Set(['browser_unavailable', 'overloaded', 'backend_unavailable']);
 
 export interface JobRunnerDeps {
   jobs: JobStore;
@@ -104,15 +104,17 @@ export class JobRunner {
       if (!won) return;
       logger.info({ job: job.id, account: job.accountId, runs: job.runs }, 'job succeeded');
       this.deps.onFinished?.('succeeded', job);
-    } catch (error) {
-      const code = error instanceof AppError ? error.code : 'internal_error';
+    } catch (thrown) {
+      const known = knownAppError(thrown);
+      const code = known?.code ?? 'internal_error';
       if (TRANSIENT.has(code)) {
-        // This worker cannot capture now (its browser restarts or it is stopping): the job goes back, the task runs again.
+        // This worker cannot capture now (its browser restarts, it is stopping, or Redis or the
+        // database went away): the job goes back, the task runs again.
         await jobs.requeue(job.id, token);
-        throw error;
+        throw thrown;
       }
-      if (!(error instanceof AppError)) logger.error({ err: error, job: job.id }, 'job failed unexpectedly');
-      const message = error instanceof AppError ? error.message : 'the capture failed unexpectedly';
+      if (!known) logger.error({ err: thrown, job: job.id }, 'job failed unexpectedly');
+      const message = known?.message ?? 'the capture failed unexpectedly';
       await this.end(job, token, held, { code, message });
       return;
     }

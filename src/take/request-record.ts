@@ -1,6 +1,7 @@
 import type { Caller } from '../accounts/meter.js';
 import type { DebugTrace } from '../capture/debug-trace.js';
-import { AppError } from '../errors/app-error.js';
+import type { AppError } from '../errors/app-error.js';
+import { knownAppError } from '../errors/backend-unavailable.js';
 import type { TakeOptions } from '../options/schema.js';
 import { BUNDLE_HOURS, type RequestLog } from '../requests/request-log.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
@@ -42,7 +43,7 @@ export interface RecordedRequest {
  */
 export async function recordRequest(deps: RecordDeps, request: RecordedRequest, outcome: RequestOutcome): Promise<void> {
   const { caller, options, startedAt, trace } = request;
-  const appError = outcome.error instanceof AppError ? outcome.error : undefined;
+  const appError = knownAppError(outcome.error);
   try {
     await deps.requests.record({
       requestId: request.requestId,

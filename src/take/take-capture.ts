@@ -7,6 +7,7 @@ import { newDebugTrace, type DebugTrace } from '../capture/debug-trace.js';
 import type { CaptureEngine, CaptureResult } from '../capture/engine.js';
 import type { Timings } from '../capture/timings.js';
 import { AppError } from '../errors/app-error.js';
+import { knownAppError } from '../errors/backend-unavailable.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { RequestLog } from '../requests/request-log.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
@@ -80,7 +81,7 @@ export class TakeCapture {
       outcome = options.cache ? await this.cached(options, timings, trace, billing) : await this.render(options, timings, trace, billing);
       if (options.upload && !outcome.stored) outcome.stored = await storeCapture(this.deps.store, options, outcome.result);
     } catch (error) {
-      if (record) await recordRequest(this.deps, record, { status: error instanceof AppError ? error.status : 500, error });
+      if (record) await recordRequest(this.deps, record, { status: knownAppError(error)?.status ?? 500, error });
       throw error;
     }
     if (record) {

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type Service } from './harness.js';
 
@@ -11,7 +11,7 @@ import { startService, type Service } from './harness.js';
 
 let service: Service;
 let base: URL;
-let loop: IntervalHistogram;
+let loop: ReturnType<typeof monitorEventLoopDelay>;
 /** Fast on a busy 2-core machine; the floods this guards against took several seconds each. */
 const FAST_MS = 3000;
 

@@ -31,6 +31,7 @@ const DESIGN_STATUS: Array<[ErrorCode, number]> = [
   ['internal_error', 500],
   ['overloaded', 503],
   ['browser_unavailable', 503],
+  ['backend_unavailable', 503],
   ['capture_timeout', 504],
 ];
 

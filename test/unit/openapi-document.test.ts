@@ -71,12 +71,14 @@ const ALLOWED: Array<{ kind: Difference['kind']; path: RegExp; value?: unknown; 
  * what it checks is that everything that was there is still said the same way.
  */
 const WAVE_3_PATHS = ['/mcp', '/v1/animate'];
+const WAVE_3_ERRORS = new Set(['backend_unavailable', 'ffmpeg_unavailable']);
 const WAVE_3_PARAMETERS = new Set(['main_content', 'extra_formats', 'pdf_header', 'pdf_footer', 'pdf_outline', 'pdf_tagged']);
 
 type Doc = {
-  paths: Record<string, Record<string, { parameters?: Array<{ name: string }> }>>;
+  paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; responses?: Record<string, { description?: string }> }>>;
   components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
 };
+type ErrorSchema = { properties: { error: { properties: { code: { enum: string[] } } } } };
 
 function withoutWave3(document: Record<string, unknown>): Doc {
   const doc = structuredClone(document) as Doc;
@@ -84,10 +86,19 @@ function withoutWave3(document: Record<string, unknown>): Doc {
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item)) {
       if (op.parameters) op.parameters = op.parameters.filter((p) => !WAVE_3_PARAMETERS.has(p.name));
+      // An error answer's description lists its codes: wave 3's new codes are left out, and an answer left with none goes.
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        if (!/^\d+$/.test(status) || status.startsWith('2') || typeof response.description !== 'string') continue;
+        const codes = response.description.split(', ').filter((code) => !WAVE_3_ERRORS.has(code));
+        if (codes.length === 0) delete op.responses![status];
+        else response.description = codes.join(', ');
+      }
     }
   }
   const options = doc.components.schemas.TakeOptions;
   for (const name of WAVE_3_PARAMETERS) delete options?.properties?.[name];
+  const codes = (doc.components.schemas.Error as unknown as ErrorSchema).properties.error.properties.code;
+  codes.enum = codes.enum.filter((code) => !WAVE_3_ERRORS.has(code));
   return doc;
 }
 

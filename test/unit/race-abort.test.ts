@@ -37,14 +37,15 @@ describe('raceAbort', () => {
     })();
     expect(await collected(viaRaceAbort)).toBe(true);
 
-    // The leak this replaced, shown with the same check: the pending promise holds the result.
+    // The leak this replaced, shown with the same check: the pending promise holds the result. Up to
+    // Node 24; on Node 26.12 (make test-node NODE=26) Promise.race no longer kept it alive.
     const never = new Promise<never>(() => undefined);
     const viaPromiseRace = await (async () => {
       const body = { data: Buffer.alloc(1024) };
       await Promise.race([Promise.resolve(body), never]);
       return new WeakRef(body);
     })();
-    expect(await collected(viaPromiseRace)).toBe(false);
+    if (Number(process.versions.node.split('.')[0]) < 26) expect(await collected(viaPromiseRace)).toBe(false);
     expect(never).toBeDefined();
   });
 });
