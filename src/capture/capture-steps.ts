@@ -134,6 +134,7 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
     name: 'render',
     async run(ctx) {
       ctx.output = await RENDERERS[ctx.options.format](ctx);
+      for (const warning of ctx.output.warnings ?? []) ctx.warnings.add(warning);
     },
   },
   {

@@ -18,7 +18,8 @@ export interface CaptureResult {
   selector?: 'not-found';
   /**
    * X-Shutter-Warning values; `partial_load`: captured while requests were still pending; `blank`:
-   * the image is a single colour; `bot_challenge`: the page is a bot wall.
+   * the image is a single colour; `bot_challenge`: the page is a bot wall; `main_content_not_found`:
+   * main_content=1 found no article, so the whole page was rendered.
    */
   warnings?: CaptureWarning[];
   /** With partial_load: what was still pending when Shutter stopped waiting (at most 10). */
@@ -27,7 +28,7 @@ export interface CaptureResult {
   metadata?: PageMetadata;
 }
 
-export type CaptureWarning = 'partial_load' | 'blank' | 'bot_challenge';
+export type CaptureWarning = 'partial_load' | 'blank' | 'bot_challenge' | 'main_content_not_found';
 
 export interface EngineStatus {
   browser: string | undefined;

@@ -1,6 +1,7 @@
 import type { CDPSession, Page } from 'playwright-core';
 import type { TakeOptions } from '../../options/schema.js';
 import type { CaptureClock } from '../capture-clock.js';
+import type { CaptureWarning } from '../engine.js';
 import type { ImageLimits } from '../image-limits.js';
 import type { Timings } from '../timings.js';
 
@@ -22,6 +23,8 @@ export interface RenderedOutput {
   truncated: boolean;
   /** `selector` matched nothing and error_on_selector_not_found=0: the whole page was captured. */
   selectorMissing?: boolean;
+  /** X-Shutter-Warning values the renderer found (main_content_not_found). */
+  warnings?: readonly CaptureWarning[];
 }
 
 /** How the loaded page becomes one format's file: the last step of a capture. */
