@@ -19,7 +19,8 @@ export interface CaptureResult {
   /**
    * X-Shutter-Warning values; `partial_load`: captured while requests were still pending; `blank`:
    * the image is a single colour; `bot_challenge`: the page is a bot wall; `print_fallback`: printing
-   * hung and the PDF was printed again with the page's scripts stopped.
+   * hung and the PDF was printed again with the page's scripts stopped; `main_content_not_found`:
+   * main_content=1 found no article, so the whole page was rendered.
    */
   warnings?: CaptureWarning[];
   /** With partial_load: what was still pending when Shutter stopped waiting (at most 10). */
@@ -28,7 +29,7 @@ export interface CaptureResult {
   metadata?: PageMetadata;
 }
 
-export type CaptureWarning = 'partial_load' | 'blank' | 'bot_challenge' | 'print_fallback';
+export type CaptureWarning = 'partial_load' | 'blank' | 'bot_challenge' | 'print_fallback' | 'main_content_not_found';
 
 export interface EngineStatus {
   browser: string | undefined;

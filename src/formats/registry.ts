@@ -82,5 +82,8 @@ export const SHORT_CAP_FORMATS = namesWhere((f) => f.shortTimeCap);
 /** Formats whose output is pixels (clip, resizing and the pixel budget apply). */
 export const IMAGE_FORMATS = namesWhere((f) => f.kind === 'image');
 
+/** Formats whose output is the page's text (markdown, html): main_content applies to them. */
+export const TEXT_FORMATS = namesWhere((f) => f.kind === 'text');
+
 /** Formats rendered from the screen, not printed (screen media and element selection apply): all but pdf. */
 export const SCREEN_FORMATS = namesWhere((f) => f.kind !== 'document');

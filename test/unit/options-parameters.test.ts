@@ -125,6 +125,8 @@ const TESTED_ELSEWHERE: ParameterName[] = [
   'image_height',
   'scroll_into_view',
   'scroll_into_view_adjust_top',
+  // test/unit/main-content-options.test.ts
+  'main_content',
   // test/unit/blocking-checks-options.test.ts
   'block_trackers',
   'block_requests',
@@ -483,6 +485,7 @@ describe('defaults', () => {
       error_on_click_selector_not_found: true,
       error_on_selector_not_found: true,
       omit_background: false,
+      main_content: false,
       scroll_into_view_adjust_top: 0,
       wait_until: 'load',
       delay: 0,

@@ -264,6 +264,17 @@ export interface TakeOptions {
    */
   error_on_selector_not_found?: boolean;
   /**
+   * Keep only the main content, as a reader view does: the article or main body with its title, without
+   * navigation, header, footer, sidebars, related links, comments, share bars, cookie, newsletter and ad boxes.
+   * Decided on the rendered page. With selector, the main content inside that element. None found: the whole page
+   * and X-Shutter-Warning: main_content_not_found.
+   *
+   * Allowed: boolean.
+   * Only with format markdown, html.
+   * @defaultValue false
+   */
+  main_content?: boolean;
+  /**
    * Left edge of the area to capture, in CSS px of the document (all four clip_* together).
    *
    * Allowed: integer 0–100000.
@@ -705,6 +716,7 @@ export const TAKE_OPTION_NAMES = [
   'bypass_csp',
   'selector',
   'error_on_selector_not_found',
+  'main_content',
   'clip_x',
   'clip_y',
   'clip_width',

@@ -23,8 +23,8 @@ export interface RenderedOutput {
   truncated: boolean;
   /** `selector` matched nothing and error_on_selector_not_found=0: the whole page was captured. */
   selectorMissing?: boolean;
-  /** X-Shutter-Warning values the renderer found (print_fallback). */
-  warnings?: CaptureWarning[];
+  /** X-Shutter-Warning values the renderer found (print_fallback, main_content_not_found). */
+  warnings?: readonly CaptureWarning[];
 }
 
 /** How the loaded page becomes one format's file: the last step of a capture. */

@@ -1,4 +1,4 @@
-import { IMAGE_FORMATS, SCREEN_FORMATS, TRANSPARENT_FORMATS } from '../../formats/registry.js';
+import { IMAGE_FORMATS, SCREEN_FORMATS, TEXT_FORMATS, TRANSPARENT_FORMATS } from '../../formats/registry.js';
 import { booleanField, integerField, selectorField } from '../fields.js';
 import { meta } from './meta.js';
 
@@ -18,6 +18,16 @@ export const elementParameters = {
     allowed: 'boolean',
     default: 'true',
     formats: SCREEN_FORMATS,
+  }),
+  main_content: meta('output', booleanField().default(false), {
+    description:
+      'Keep only the main content, as a reader view does: the article or main body with its title, without navigation, ' +
+      'header, footer, sidebars, related links, comments, share bars, cookie, newsletter and ad boxes. Decided on the ' +
+      'rendered page. With selector, the main content inside that element. None found: the whole page and ' +
+      'X-Shutter-Warning: main_content_not_found.',
+    allowed: 'boolean',
+    default: 'false',
+    formats: TEXT_FORMATS,
   }),
   clip_x: meta('output', integerField(0, 100_000).optional(), {
     description: 'Left edge of the area to capture, in CSS px of the document (all four clip_* together).',

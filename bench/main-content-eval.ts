@@ -1,0 +1,179 @@
+/**
+ * main_content against gold article bodies (issue 34): every page of scrapinghub's
+ * article-extraction-benchmark (181 saved news and blog pages with a human-checked `articleBody`),
+ * served from 127.0.0.1 with every other host unresolvable, captured by Shutter's engine as
+ * format=markdown without and with main_content=1, and Readability.js alone (in Node over the raw
+ * HTML, jsdom) beside them. Scored like the benchmark (bench/lib/shingles.ts); per page the capture
+ * time. Prints a Markdown table and writes bench/results/main-content-eval.json.
+ *
+ * The pages are other sites' and are not in this repository; fetch them once (docs/performance.md):
+ *   git clone --depth 1 https://github.com/scrapinghub/article-extraction-benchmark .cache/article-extraction-benchmark
+ *   (cd bench && PUPPETEER_SKIP_DOWNLOAD=1 npm install --ignore-scripts)   # jsdom, for Readability alone
+ * Run: `make build && node dist/bench/main-content-eval.js`
+ * (BENCH_MC_DIR the clone, BENCH_MC_LIMIT the first N pages, BENCH_MC_WORST pages listed per column.)
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { gunzipSync } from 'node:zlib';
+import pino from 'pino';
+import { Readability } from '@mozilla/readability';
+import { Timings } from '../src/capture/timings.js';
+import { loadConfig } from '../src/config/load.js';
+import { parseTakeOptions } from '../src/options/parse-take-options.js';
+import { createEngine } from '../src/service.js';
+import { markdownText, matchPage, score, type PageMatch } from './lib/shingles.js';
+
+const root = new URL('../../', import.meta.url);
+const dir = process.env.BENCH_MC_DIR ?? new URL('.cache/article-extraction-benchmark/', root).pathname;
+const LIMIT = Number(process.env.BENCH_MC_LIMIT ?? Infinity);
+const WORST = Number(process.env.BENCH_MC_WORST ?? 5);
+
+if (!existsSync(`${dir}/ground-truth.json`)) {
+  console.error(`no benchmark at ${dir}: see the header of bench/main-content-eval.ts`);
+  process.exit(2);
+}
+const gold = JSON.parse(readFileSync(`${dir}/ground-truth.json`, 'utf8')) as Record<string, { articleBody: string; url?: string }>;
+const ids = readdirSync(`${dir}/html`)
+  .filter((f) => f.endsWith('.html.gz'))
+  .map((f) => f.slice(0, -'.html.gz'.length))
+  .filter((id) => id in gold)
+  .sort()
+  .slice(0, LIMIT);
+const pages = new Map(ids.map((id) => [id, gunzipSync(readFileSync(`${dir}/html/${id}.html.gz`))]));
+
+// The saved page only; its stylesheets, scripts and images on other hosts fail (below: never resolved).
+const server = createServer((req, res) => {
+  const body = pages.get((req.url ?? '').replace(/^\/|\.html$/g, ''));
+  // The benchmark stores every page as UTF-8, whatever its own meta tag says (as evaluate.py reads them).
+  res.writeHead(body ? 200 : 404, { 'content-type': body ? 'text/html; charset=utf-8' : 'text/plain' }).end(body ?? 'not found');
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const config = loadConfig({
+  SHUTTER_ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8',
+  SHUTTER_LOG_LEVEL: 'silent',
+  SHUTTER_DATA_DIR: '/tmp/shutter-mc-eval',
+});
+const engine = createEngine(config, pino({ level: 'silent' }), {
+  resolve: async (host) => {
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  },
+});
+await engine.start();
+
+const jsdomRequire = createRequire(new URL('bench/package.json', root));
+const { JSDOM, VirtualConsole } = jsdomRequire('jsdom') as {
+  JSDOM: new (html: Buffer, options: { url: string; virtualConsole: object }) => { window: { document: Document; close(): void } };
+  VirtualConsole: new () => object;
+};
+
+interface Column {
+  matches: PageMatch[];
+  ms: number[];
+  /** capture + encode: the part of a capture that main_content changes (navigation and waits are the same). */
+  renderMs: number[];
+  failed: number;
+  notFound: number;
+}
+const column = (): Column => ({ matches: [], ms: [], renderMs: [], failed: 0, notFound: 0 });
+const whole = column();
+const main = column();
+const alone = column();
+const perPage: Array<{ id: string; url?: string; whole: PageMatch; main: PageMatch; alone: PageMatch; mainMs: number; wholeMs: number }> =
+  [];
+
+async function capture(id: string, mainContent: boolean, into: Column): Promise<PageMatch> {
+  const options = parseTakeOptions(
+    { url: `${base}/${id}.html`, format: 'markdown', ...(mainContent ? { main_content: '1' } : {}) },
+    { countries: [] },
+  );
+  const started = performance.now();
+  try {
+    const timings = new Timings();
+    const result = await engine.capture(options, timings);
+    into.ms.push(performance.now() - started);
+    into.renderMs.push((timings.ms.capture ?? 0) + (timings.ms.encode ?? 0));
+    if (result.warnings?.includes('main_content_not_found')) into.notFound++;
+    const m = matchPage(gold[id]!.articleBody, markdownText(result.body.toString('utf8')));
+    into.matches.push(m);
+    return m;
+  } catch (error) {
+    into.failed++;
+    console.error(`${id} ${mainContent ? 'main_content' : 'whole'}: ${(error as Error).message}`);
+    const m = matchPage(gold[id]!.articleBody, '');
+    into.matches.push(m);
+    return m;
+  }
+}
+
+function readabilityAlone(id: string): PageMatch {
+  const started = performance.now();
+  let text = '';
+  try {
+    // Quiet: jsdom reports every stylesheet it cannot parse.
+    const dom = new JSDOM(pages.get(id)!, { url: gold[id]!.url ?? `${base}/${id}.html`, virtualConsole: new VirtualConsole() });
+    text = new Readability(dom.window.document).parse()?.textContent ?? '';
+    dom.window.close();
+  } catch {
+    alone.failed++;
+  }
+  alone.ms.push(performance.now() - started);
+  const m = matchPage(gold[id]!.articleBody, text);
+  alone.matches.push(m);
+  return m;
+}
+
+// One warm-up capture each way, not counted.
+await capture(ids[0]!, false, column());
+await capture(ids[0]!, true, column());
+let i = 0;
+for (const id of ids) {
+  // Alternate the order so that neither capture always runs on a page Chromium has just seen.
+  const first = i++ % 2 === 0;
+  const a = first ? await capture(id, false, whole) : undefined;
+  const m = await capture(id, true, main);
+  const w = a ?? (await capture(id, false, whole));
+  const r = readabilityAlone(id);
+  perPage.push({ id, url: gold[id]!.url, whole: w, main: m, alone: r, mainMs: main.ms.at(-1) ?? NaN, wholeMs: whole.ms.at(-1) ?? NaN });
+  if (i % 20 === 0) console.error(`${i}/${ids.length}`);
+}
+await engine.close();
+server.close();
+
+const pct = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
+};
+const row = (name: string, c: Column) => {
+  const s = score(c.matches);
+  const render = c.renderMs.length ? pct(c.renderMs, 0.5).toFixed(0) : '—';
+  return `| ${name} | ${s.precision.toFixed(3)} | ${s.recall.toFixed(3)} | **${s.f1.toFixed(3)}** | ${pct(c.ms, 0.5).toFixed(0)} | ${pct(c.ms, 0.9).toFixed(0)} | ${render} | ${c.failed} | ${c.notFound} |`;
+};
+const table = [
+  `${ids.length} pages of scrapinghub/article-extraction-benchmark, ${new Date().toISOString().slice(0, 10)}`,
+  '',
+  '| output | precision | recall | F1 | p50 ms/page | p90 ms/page | p50 capture+encode ms | failed | not found |',
+  '|---|---|---|---|---|---|---|---|---|',
+  row('Shutter format=markdown (whole page)', whole),
+  row('Shutter format=markdown&main_content=1', main),
+  row('Readability.js 0.6 alone (Node, jsdom, raw HTML)', alone),
+].join('\n');
+console.log(table);
+
+const recallOf = (m: PageMatch) => (m.tp + m.fn > 0 ? m.tp / (m.tp + m.fn) : 1);
+const precisionOf = (m: PageMatch) => (m.tp + m.fp > 0 ? m.tp / (m.tp + m.fp) : 1);
+for (const [label, pick] of [
+  ['lowest recall, whole page', (p: (typeof perPage)[number]) => recallOf(p.whole)],
+  ['lowest recall, main_content', (p: (typeof perPage)[number]) => recallOf(p.main)],
+  ['lowest precision, main_content', (p: (typeof perPage)[number]) => precisionOf(p.main)],
+] as const) {
+  console.log(`\n${label}:`);
+  for (const p of [...perPage].sort((a, b) => pick(a) - pick(b)).slice(0, WORST))
+    console.log(`  ${pick(p).toFixed(3)} ${p.id.slice(0, 12)} ${p.url ?? ''}`);
+}
+mkdirSync(new URL('bench/results/', root), { recursive: true });
+writeFileSync(new URL('bench/results/main-content-eval.json', root), JSON.stringify({ table, perPage }, null, 1));
+process.exit(0);

@@ -1,0 +1,165 @@
+/** What the page answered: the main content as HTML, or found=false when it has none. */
+export interface MainContentFound {
+  found: boolean;
+  /** The article's title, as the reader view shows it. */
+  title: string;
+  /** The main content's HTML (with its title as an h1), or '' when none was found. */
+  html: string;
+  /** Why none was found, for the logs. */
+  reason?: string;
+}
+
+/** The constructor of @mozilla/readability's Readability, as its script defines it in the page. */
+type ReadabilityClass = new (
+  doc: Document,
+  options: { charThreshold: number; keepClasses: boolean },
+) => { parse(): { title?: string | null; content?: string | null; textContent?: string | null } | null };
+
+/**
+ * Runs in the page, serialized: it may use nothing from outside its own body (no imports, no module
+ * helpers). The live DOM is what only the browser knows: computed visibility, boxes and positions.
+ * They decide what Readability is never shown (hidden, off-screen, fixed or sticky overlays, dialogs,
+ * blocks repeated across the page), then Readability scores the rest, and the answer is checked for
+ * being an article at all (a portal of teasers has none).
+ */
+export function extractMainContent(Readability: ReadabilityClass, rootSelector: string | null): MainContentFound {
+  const root = rootSelector ? document.querySelector(rootSelector) : document.body;
+  if (!root) return { found: false, title: '', html: '', reason: 'no root' };
+  const rootText = (root.textContent ?? '').length;
+  const live = Array.from(root.querySelectorAll('*'));
+  const clone = root.cloneNode(true) as HTMLElement;
+  const copies = Array.from(clone.querySelectorAll('*'));
+  const drop = new Set([
+    'SCRIPT',
+    'STYLE',
+    'NOSCRIPT',
+    'TEMPLATE',
+    'IFRAME',
+    'CANVAS',
+    'LINK',
+    'META',
+    'OBJECT',
+    'EMBED',
+    'BUTTON',
+    'DIALOG',
+  ]);
+  const docWidth = Math.max(document.documentElement.scrollWidth, innerWidth);
+  const adSizes: Array<[number, number]> = [
+    [300, 250],
+    [728, 90],
+    [300, 600],
+    [160, 600],
+    [120, 600],
+    [320, 50],
+    [320, 100],
+    [970, 90],
+    [970, 250],
+    [336, 280],
+    [468, 60],
+    [250, 250],
+    [300, 50],
+  ];
+  const adName = /(^|[\s_-])(ad|ads|adv|advert|advertisement|adslot|adunit|ad-slot|ad-unit|dfp|gpt-ad|sponsored|banner-ad)([\s_-]|$)/i;
+  const counted = new Map<string, number>();
+  const blocks: Array<[Element, string]> = [];
+  let dropped: Element | null = null;
+  for (let i = 0; i < live.length; i++) {
+    const el = live[i]!;
+    const copy = copies[i] as HTMLElement | undefined;
+    if (!copy) continue;
+    // Descendants of a dropped element go with it; no need to look at them.
+    if (dropped && dropped.contains(el)) continue;
+    const tag = el.tagName.toUpperCase();
+    const style = getComputedStyle(el);
+    const rect = el.getBoundingClientRect();
+    // textContent, not innerText: innerText lays out each time, and this runs for every element.
+    const textLength = () => (el.textContent ?? '').length;
+    const role = el.getAttribute('role');
+    const chrome = role === 'navigation' || role === 'banner' || role === 'contentinfo' || role === 'complementary' || role === 'search';
+    const overlay =
+      (chrome || style.position === 'fixed' || style.position === 'sticky') &&
+      // A page laid out inside one fixed scroller (or a mislabelled wrapper) keeps its article.
+      textLength() < rootText * 0.3;
+    const hidden =
+      el.getAttribute('aria-hidden') === 'true' ||
+      (el as HTMLElement).hidden ||
+      style.display === 'none' ||
+      style.visibility === 'hidden' ||
+      Number(style.opacity) === 0;
+    // Screen-reader-only text, "skip to content" links and parked drawers: boxes outside the page.
+    const offPage =
+      rect.right + scrollX <= 0 ||
+      rect.bottom + scrollY <= 0 ||
+      rect.left + scrollX >= docWidth ||
+      (rect.width <= 1 && rect.height <= 1 && style.overflow === 'hidden');
+    const collapsed = (rect.width === 0 || rect.height === 0) && style.overflow === 'hidden' && textLength() > 0;
+    const dialog = role === 'dialog' || role === 'alertdialog' || el.getAttribute('aria-modal') === 'true';
+    // Ad slots: the IAB sizes ad servers fill (a browser-only clue: the box, not the markup), or a
+    // small box named like an ad.
+    const w = Math.round(rect.width);
+    const h = Math.round(rect.height);
+    const ad =
+      adSizes.some(([aw, ah]) => Math.abs(w - aw) <= 2 && Math.abs(h - ah) <= 2) ||
+      (adName.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`) && textLength() < 400);
+    const pixel =
+      el instanceof HTMLImageElement && el.complete && el.naturalWidth <= 2 && el.naturalHeight <= 2 && rect.width <= 2 && rect.height <= 2;
+    if (drop.has(tag) || hidden || overlay || offPage || collapsed || dialog || ad || pixel) {
+      copy.setAttribute('data-shutter-drop', '');
+      dropped = el;
+      continue;
+    }
+    if (el instanceof HTMLAnchorElement && el.getAttribute('href')) copy.setAttribute('href', el.href);
+    if (el instanceof HTMLImageElement) copy.setAttribute('src', el.currentSrc || el.src);
+    // Blocks with links that come back elsewhere on the page (share bars, "subscribe" boxes above and
+    // below the article, repeated teasers) are the site's, not the article's.
+    const block = tag === 'DIV' || tag === 'SECTION' || tag === 'ASIDE' || tag === 'UL' || tag === 'NAV';
+    if (block && el.querySelector('a')) {
+      const key = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+      if (key.length < 20 || key.length > 400) continue;
+      counted.set(key, (counted.get(key) ?? 0) + 1);
+      blocks.push([copy, key]);
+    }
+  }
+  for (const [copy, key] of blocks) if ((counted.get(key) ?? 0) > 1) copy.setAttribute('data-shutter-drop', '');
+  clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
+
+  const doc = document.implementation.createHTMLDocument(document.title);
+  // Readability reads the title and byline hints from the head.
+  for (const m of Array.from(document.head?.querySelectorAll('meta[property], meta[name]') ?? []))
+    doc.head.appendChild(doc.importNode(m, true));
+  const body = doc.importNode(clone, true) as HTMLElement;
+  if (body.tagName === 'BODY') doc.body.replaceWith(body);
+  else doc.body.appendChild(body);
+
+  const article = new Readability(doc, { charThreshold: 500, keepClasses: false }).parse();
+  if (!article?.content) return { found: false, title: '', html: '', reason: 'readability found nothing' };
+  const holder = document.createElement('div');
+  holder.innerHTML = article.content;
+  const holderText = (holder.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const linkText = Array.from(holder.querySelectorAll('a')).reduce(
+    (n, a) => n + (a.textContent ?? '').replace(/\s+/g, ' ').trim().length,
+    0,
+  );
+  // Readability's own readerable test, on the answer: paragraphs long enough to be read, not teasers.
+  let score = 0;
+  for (const p of Array.from(holder.querySelectorAll('p, pre, blockquote, li, td'))) {
+    if (p.querySelector('p, pre, blockquote, li, td')) continue;
+    const length = (p.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+    if (length >= 140) score += Math.sqrt(length - 140);
+  }
+  if (holderText.length < 250 || linkText > holderText.length * 0.5 || score < 20) {
+    return {
+      found: false,
+      title: '',
+      html: '',
+      reason: `not an article (text ${holderText.length}, links ${linkText}, score ${score.toFixed(0)})`,
+    };
+  }
+  const title = (article.title ?? '').trim();
+  const firstHeading = holder.querySelector('h1, h2');
+  const hasTitle = title !== '' && firstHeading !== null && (firstHeading.textContent ?? '').replace(/\s+/g, ' ').trim() === title;
+  const heading = document.createElement('h1');
+  heading.textContent = title;
+  const html = `${title && !hasTitle ? heading.outerHTML : ''}${article.content}`;
+  return { found: true, title, html };
+}

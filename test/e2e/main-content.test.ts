@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { startService, type Service } from './harness.js';
+
+let fixture: FixtureServer;
+let service: Service;
+
+beforeAll(async () => {
+  fixture = await startFixtureServer();
+  service = await startService();
+});
+
+afterAll(async () => {
+  await service?.close();
+  await stopFixtureServer(fixture);
+});
+
+const take = (query: Record<string, string>) =>
+  service.app.inject({ method: 'GET', url: '/v1/take', query, headers: { apikey: service.apiKey } });
+
+const article = () => `${fixture.baseUrl}/main-content/article.html`;
+
+/** The article's own text, in reading order. */
+const ARTICLE = [
+  'The river that ran backwards',
+  'For three hours on Tuesday morning the Ebbwater did something nobody',
+  'Hydrologists from the county water board said the reversal',
+  'What the residents saw',
+  'Marjorie Fell, who has lived beside the river for sixty-one years',
+  'The bore reached the mill weir at 9:42 a.m.',
+  'Measurements from the gauge',
+  '09:40',
+  'The board published the raw gauge readings the same afternoon',
+  'print(max(levels))',
+  'Engineers expect the next comparable combination of tide and wind',
+];
+
+/** One text of each boilerplate block around it. */
+const BOILERPLATE = [
+  'Subscribe for $1', // top bar
+  'Skip to main content', // screen-reader-only link
+  'Search the Courier', // site header
+  'Obituaries', // navigation
+  'Account settings in the drawer', // off-screen drawer
+  'Council votes to repave', // ticker
+  'Share on Facebook', // share bars, sticky and repeated
+  'Shedland', // ad in the article
+  'Swans return to the mill pond', // related stories
+  'riverwatcher', // comments
+  'Bakery wins national sourdough prize', // most read
+  'Valley Motors', // ad in the sidebar
+  'The Morning Brief', // newsletter box
+  'All rights reserved', // footer
+  'We use cookies', // cookie banner
+  'Join 40,000 readers', // newsletter overlay
+];
+
+const expectArticle = (text: string) => {
+  let at = -1;
+  for (const passage of ARTICLE) {
+    const found = text.indexOf(passage, at + 1);
+    expect(found, `"${passage}" after position ${at}`).toBeGreaterThan(at);
+    at = found;
+  }
+  for (const passage of BOILERPLATE) expect(text, passage).not.toContain(passage);
+};
+
+describe('main_content=1', () => {
+  it('markdown: the article with its title, headings, list, table, code and image; nothing of the site around it', async () => {
+    const res = await take({ url: article(), format: 'markdown', main_content: '1' });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    const md = res.body;
+    expectArticle(md);
+    expect(md).toMatch(/^# The river that ran backwards$/m);
+    expect(md).toMatch(/^## What the residents saw$/m);
+    expect(md).toMatch(/^- The bore reached the mill weir/m);
+    expect(md).toMatch(/\| 09:40 \| 2\.1 \|/);
+    expect(md).toContain('```\nlevels = read_gauge("carrow")');
+    expect(md).toMatch(/!\[The Ebbwater at low tide\]\(http:\/\/127\.0\.0\.1:\d+\/green\.svg\)/);
+  });
+
+  it('html: the same article as a document of its own', async () => {
+    const res = await take({ url: article(), format: 'html', main_content: '1' });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain('<title>The river that ran backwards</title>');
+    expectArticle(res.body.replace(/<[^>]+>/g, ''));
+  });
+
+  it('without it, the whole page (the boilerplate is there)', async () => {
+    const res = await take({ url: article(), format: 'markdown' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('Obituaries');
+    expect(res.body).toContain('Bakery wins national sourdough prize');
+  });
+
+  it('with selector: the main content inside that element', async () => {
+    const res = await take({ url: article(), format: 'markdown', main_content: '1', selector: '.content' });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    expectArticle(res.body);
+  });
+
+  it('hide_selectors applies first: hidden passages stay out', async () => {
+    const res = await take({ url: article(), format: 'markdown', main_content: '1', 'hide_selectors[]': 'table' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('Marjorie Fell');
+    expect(res.body).not.toContain('09:40');
+  });
+
+  it('a portal of teasers has no main content: the whole page and a warning', async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/portal.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBe('main_content_not_found');
+    expect(res.body).toContain('Council votes to repave the harbour road');
+    expect(res.body).toContain('School wins robotics contest');
+    const json = await take({
+      url: `${fixture.baseUrl}/main-content/portal.html`,
+      format: 'html',
+      main_content: '1',
+      response_type: 'json',
+    });
+    expect(json.json().warnings).toEqual(['main_content_not_found']);
+  });
+
+  it('does not apply to image formats or pdf', async () => {
+    for (const format of ['png', 'pdf']) {
+      const res = await take({ url: article(), format, main_content: '1' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('parameter_not_applicable');
+      expect(res.json().error.details[0].parameter).toBe('main_content');
+    }
+  });
+});
