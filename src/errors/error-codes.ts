@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   proxy_failed: 502,
   overloaded: 503,
   browser_unavailable: 503,
+  ffmpeg_unavailable: 503,
   capture_timeout: 504,
 } as const;
 

@@ -22,6 +22,7 @@ import { docsRoutes } from './routes/docs.js';
 import { statusRoutes } from './routes/status.js';
 import { requestRoutes } from './routes/requests.js';
 import { takeRoutes } from './routes/take.js';
+import { animateRoutes } from './routes/animate.js';
 import { jobRoutes } from './routes/jobs.js';
 import type { JobIntake } from '../jobs/job-intake.js';
 import type { JobStore } from '../jobs/job-store.js';
@@ -119,6 +120,7 @@ export async function createApp(deps: AppDeps): Promise<FastifyInstance> {
   healthRoutes(app, deps);
   if (deps.api === false) return app;
   takeRoutes(app, deps);
+  animateRoutes(app, deps);
   jobRoutes(app, deps);
   statusRoutes(app, deps);
   requestRoutes(app, deps);

@@ -2,7 +2,11 @@ import { withTimeout } from '../../util/race-abort.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../app.js';
 
-/** Unauthenticated probes: /healthz (the process answers), /readyz (browser, database and limits backend answer). */
+/**
+ * Unauthenticated probes: /healthz (the process answers), /readyz (browser, database and limits
+ * backend answer; `ffmpeg` says whether /v1/animate can encode, without making the node unready:
+ * every other capture still works).
+ */
 export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -12,9 +16,14 @@ export function healthRoutes(app: FastifyInstance, deps: AppDeps): void {
       answers(() => deps.accounts.limits.ping()),
     ]);
     const ready = browser && database && limits;
-    return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ready' : 'not_ready', browser, database, limits: { backend: deps.accounts.limits.backend, ok: limits } });
+    const ffmpeg = deps.engine.animationReady?.();
+    return reply.code(ready ? 200 : 503).send({
+      status: ready ? 'ready' : 'not_ready',
+      browser,
+      database,
+      limits: { backend: deps.accounts.limits.backend, ok: limits },
+      ...(ffmpeg === undefined ? {} : { ffmpeg }),
+    });
   });
 }
 
