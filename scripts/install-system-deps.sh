@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs what Shutter needs from the OS: Debian's Chromium (headless shell preferred), fonts, and
-# uBlock Origin's bundled filter lists (used by block_ads), and poppler-utils and qpdf (the tests read PDFs back
-# with them: test/e2e/pdf-documents.test.ts). Used by `make start`, `make test` (so CI) and
-# the Dockerfile alike, so that all three draw text with the same fonts.
+# Installs what Shutter needs from the OS: Debian's Chromium (headless shell preferred), fonts, uBlock
+# Origin's bundled filter lists (used by block_ads), ffmpeg (/v1/animate's encoder), and poppler-utils
+# and qpdf (the tests read PDFs back with them: test/e2e/pdf-documents.test.ts). Used by `make start`,
+# `make test` (so CI) and the Dockerfile alike, so that all three draw text with the same fonts.
 # Idempotent: installs nothing when everything is present (only rewrites the fontconfig file below if it
 # differs). Never downloads a browser build of its own.
 #
@@ -24,7 +24,7 @@ case "${SHUTTER_FONTS:-full}" in
     ;;
 esac
 
-packages=(chromium-headless-shell chromium "${fonts[@]}" webext-ublock-origin-chromium poppler-utils qpdf)
+packages=(chromium-headless-shell chromium "${fonts[@]}" webext-ublock-origin-chromium ffmpeg poppler-utils qpdf)
 # --list: the packages this would install, one a line, and nothing else (test/unit/system-deps.test.ts,
 # docs/fonts.md).
 if [ "${1:-}" = "--list" ]; then

@@ -6,6 +6,7 @@ import { createAccountServices, type AccountServices } from './accounts/services
 import { AdblockEngineStore } from './capture/blocking/adblock-engine.js';
 import { findChromium } from './capture/chromium-path.js';
 import { ChromiumEngine } from './capture/chromium-engine.js';
+import { findFfmpeg } from './encoders/ffmpeg-path.js';
 import type { CaptureEngine } from './capture/engine.js';
 import type { Config } from './config/schema.js';
 import { openDatabase } from './db/database.js';
@@ -275,9 +276,15 @@ export function createEngine(config: Config, logger: Logger, overrides: EngineOv
     checkTarget: createTargetCheck(allowed, resolve),
     egress: new EgressProxy({ allowed, resolve, logger, countries: new CountryProxies(config.SHUTTER_PROXIES) }),
     jsHeapMb: config.SHUTTER_PAGE_MEMORY_MB,
+    ...optional('ffmpegPath', findFfmpeg(undefined)),
     ...(resolve.stats ? { resolverStats: resolve.stats } : {}),
     adblock: overrides.adblock ?? createAdblockStore(config, logger),
     trackers: overrides.trackers ?? createTrackerStore(config, logger),
     logger,
   });
+}
+
+/** `{ name: value }`, or nothing when the value is undefined (exactOptionalPropertyTypes). */
+function optional<K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [name]: value } as Record<K, V>);
 }

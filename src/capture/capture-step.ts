@@ -4,6 +4,7 @@ import type { RenderContext, RenderedOutput } from './render/render-context.js';
 import type { PageBlocking } from './blocking/page-blocking.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { CaptureWarning } from './engine.js';
+import type { VideoEncoding } from './render/animation.js';
 import type { Phase } from './timings.js';
 import type { PageMetadata } from './steps/page-metadata.js';
 import type { PendingRequest, RequestTracker } from './request-tracker.js';
@@ -19,6 +20,8 @@ export interface CaptureContext extends RenderContext {
   blocking: PageBlocking;
   mainFrame: MainFrameGuard;
   tracker: RequestTracker;
+  /** How animations are encoded here. */
+  video: VideoEncoding;
   /** The main document's HTTP status, set by the navigate step. */
   mainStatus?: number;
   /** Its headers, with metadata=1. */

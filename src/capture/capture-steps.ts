@@ -1,5 +1,7 @@
 import { AppError } from '../errors/app-error.js';
-import { formatOf } from '../formats/registry.js';
+import { formatOf, type Format, type TakeFormat } from '../formats/registry.js';
+import type { TakeOptions } from '../options/schema.js';
+import { recordAnimation } from './render/animation.js';
 import { RENDERERS } from './render/renderers.js';
 import { isBlankImage } from './steps/blank-image.js';
 import { detectBotChallenge } from './steps/bot-challenge.js';
@@ -17,11 +19,12 @@ import { FONTS_MAX_MS, settle } from './steps/settle.js';
 import { waitForPage } from './steps/wait-for-page.js';
 
 /**
- * A capture, in the order DESIGN.md §4.1 fixes (docs/architecture.md). A new option that acts on the
- * page is its schema entry plus one step here. The engine only opens the page and starts what must
- * listen from the start (the main-frame guard, the request tracker, dialogs and popups closed).
+ * A capture, in the order DESIGN.md §4.1 fixes (docs/architecture.md), up to the page ready to be
+ * rendered: a still capture and an animation share them. A new option that acts on the page is its
+ * schema entry plus one step here. The engine only opens the page and starts what must listen from
+ * the start (the main-frame guard, the request tracker, dialogs and popups closed).
  */
-export const CAPTURE_STEPS: readonly CaptureStep[] = [
+const PAGE_STEPS: readonly CaptureStep[] = [
   // Before navigation: what the first request must already carry or meet.
   { name: 'request_blocking', phase: 'navigate', run: ({ blocking }) => blocking.beforeNavigation() },
   { name: 'cookies', phase: 'navigate', run: ({ context, options }) => setCookies(context, options) },
@@ -129,11 +132,16 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
       }
     },
   },
+];
+
+/** A still capture: the page's steps, then its format's renderer and the blank check. */
+export const CAPTURE_STEPS: readonly CaptureStep[] = [
+  ...PAGE_STEPS,
   {
     // The format's own phases (wait for lazy content, capture, encode) are measured inside.
     name: 'render',
     async run(ctx) {
-      ctx.output = await RENDERERS[ctx.options.format](ctx);
+      ctx.output = await RENDERERS[takeFormat(ctx.options.format)](ctx);
       for (const warning of ctx.output.warnings ?? []) ctx.warnings.add(warning);
     },
   },
@@ -151,3 +159,23 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
     },
   },
 ];
+
+/** An animation (/v1/animate): the same page steps, then frames recorded over time and encoded. */
+export const ANIMATE_STEPS: readonly CaptureStep[] = [
+  ...PAGE_STEPS,
+  {
+    // Its phases (capture: the frames, encode: ffmpeg's end) are measured inside.
+    name: 'record',
+    async run(ctx) {
+      ctx.output = await recordAnimation(ctx, ctx.video, ctx.signal);
+    },
+  },
+];
+
+/** The steps of a capture with these options. */
+export const stepsFor = (options: TakeOptions): readonly CaptureStep[] => (options.animation ? ANIMATE_STEPS : CAPTURE_STEPS);
+
+function takeFormat(format: Format): TakeFormat {
+  if (format === 'mp4' || format === 'webm') throw new Error(`${format} is recorded (ANIMATE_STEPS), not rendered`);
+  return format;
+}

@@ -17,7 +17,8 @@ import type { ImageLimits } from './image-limits.js';
 import { contextOptions, defaultContextOptions } from './context-options.js';
 import { RequestTracker } from './request-tracker.js';
 import { CaptureClock } from './capture-clock.js';
-import { CAPTURE_STEPS } from './capture-steps.js';
+import { CAPTURE_STEPS, stepsFor } from './capture-steps.js';
+import type { VideoEncoding } from './render/animation.js';
 import { DebugRecorder, type DebugTrace } from './debug-trace.js';
 import type { CaptureContext } from './capture-step.js';
 import type { Timings } from './timings.js';
@@ -39,6 +40,8 @@ export interface ChromiumEngineOptions {
   resolverStats?: () => ResolverStats;
   /** JavaScript heap limit per page, MB. */
   jsHeapMb?: number;
+  /** ffmpeg for animations (absent: /v1/animate answers 503 ffmpeg_unavailable). */
+  ffmpegPath?: string;
   logger: Logger;
 }
 
@@ -115,6 +118,8 @@ export class ChromiumEngine implements CaptureEngine {
         // A main document the egress proxy refused (redirect, refresh, script navigation) is a 403.
         mainFrame: guardMainFrame(page, this.options.egress),
         tracker,
+        // ffmpeg's threads bounded like Chromium's work: one per capture slot.
+        video: { ffmpegPath: this.options.ffmpegPath, threads: this.options.concurrency } satisfies VideoEncoding,
         warnings: new Set(),
       };
       const recorder = run.trace && this.recorder(run.trace, page, blocking);
@@ -126,7 +131,7 @@ export class ChromiumEngine implements CaptureEngine {
           return recorder.snapshot(ctx.cdp);
         };
       }
-      for (const step of CAPTURE_STEPS) {
+      for (const step of stepsFor(options)) {
         run.progress.step = step.name;
         started = performance.now();
         try {
@@ -218,6 +223,10 @@ export class ChromiumEngine implements CaptureEngine {
 
   ready(): boolean {
     return this.pool.ready;
+  }
+
+  animationReady(): boolean {
+    return this.options.ffmpegPath !== undefined;
   }
 
   close(): Promise<void> {

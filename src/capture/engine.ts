@@ -51,5 +51,7 @@ export interface CaptureEngine {
   start?(): Promise<void>;
   /** True when a capture could start now (browser connected). */
   ready(): boolean;
+  /** False when animations cannot be encoded here (no ffmpeg); engines that never animate omit it. */
+  animationReady?(): boolean;
   close(): Promise<void>;
 }

@@ -23,6 +23,7 @@ export function instrumentEngine(engine: CaptureEngine, metrics: Metrics): Captu
     status: () => engine.status(),
     ...(engine.start ? { start: () => engine.start!() } : {}),
     ready: () => engine.ready(),
+    ...(engine.animationReady ? { animationReady: () => engine.animationReady!() } : {}),
     close: () => engine.close(),
   };
 }

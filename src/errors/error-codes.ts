@@ -41,6 +41,7 @@ export const ERROR_STATUS = {
   overloaded: 503,
   browser_unavailable: 503,
   backend_unavailable: 503,
+  ffmpeg_unavailable: 503,
   capture_timeout: 504,
 } as const;
 

@@ -6,8 +6,11 @@ export interface FormatDescriptor<Name extends string = string> {
   contentType: string;
   /** File extension, without the dot. */
   extension: string;
-  /** image: pixels (clip, resizing and the pixel budget apply); document: a printed document; text: the page's content. */
-  kind: 'image' | 'document' | 'text';
+  /**
+   * image: pixels (clip, resizing and the pixel budget apply); document: a printed document; text: the
+   * page's content; video: frames over time (/v1/animate).
+   */
+  kind: 'image' | 'document' | 'text' | 'video';
   /** `quality` applies. */
   lossy: boolean;
   /** `omit_background` applies: the format holds transparency. */

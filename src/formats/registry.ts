@@ -43,16 +43,49 @@ export const OUTPUT_FORMATS = [
     transparency: false,
     shortTimeCap: true,
   },
+  // Made by /v1/animate only (DESIGN.md §5.3), like its animated gif; /v1/take does not offer them.
+  {
+    name: 'mp4',
+    aliases: [],
+    contentType: 'video/mp4',
+    extension: 'mp4',
+    kind: 'video',
+    lossy: true,
+    transparency: false,
+    shortTimeCap: false,
+  },
+  {
+    name: 'webm',
+    aliases: [],
+    contentType: 'video/webm',
+    extension: 'webm',
+    kind: 'video',
+    lossy: true,
+    transparency: false,
+    shortTimeCap: false,
+  },
 ] as const satisfies readonly FormatDescriptor[];
 
 export type Format = (typeof OUTPUT_FORMATS)[number]['name'];
 
-/** The names, as a non-empty tuple for the options schema's enum. */
-export const FORMATS = OUTPUT_FORMATS.map((f) => f.name) as unknown as readonly [Format, ...Format[]];
+/** The formats only an animation makes. */
+export type VideoFormat = Extract<(typeof OUTPUT_FORMATS)[number], { kind: 'video' }>['name'];
+
+/** The formats of /v1/take: every one but the videos. */
+export type TakeFormat = Exclude<Format, VideoFormat>;
+
+const TAKE_OUTPUT_FORMATS = OUTPUT_FORMATS.filter((f) => f.kind !== 'video');
+
+/** /v1/take's names, as a non-empty tuple for the options schema's enum. */
+export const FORMATS = TAKE_OUTPUT_FORMATS.map((f) => f.name) as unknown as readonly [TakeFormat, ...TakeFormat[]];
+
+/** What /v1/animate makes: the videos, and gif (animated). */
+export const ANIMATION_FORMATS = ['mp4', 'webm', 'gif'] as const satisfies readonly Format[];
+export type AnimationFormat = (typeof ANIMATION_FORMATS)[number];
 
 /** Other accepted names → the format. */
-export const FORMAT_ALIASES: Readonly<Record<string, Format>> = Object.fromEntries(
-  OUTPUT_FORMATS.flatMap((f) => f.aliases.map((alias) => [alias, f.name])),
+export const FORMAT_ALIASES: Readonly<Record<string, TakeFormat>> = Object.fromEntries(
+  TAKE_OUTPUT_FORMATS.flatMap((f) => f.aliases.map((alias) => [alias, f.name])),
 );
 
 const byName = new Map<string, FormatDescriptor<Format>>(OUTPUT_FORMATS.map((f) => [f.name, f]));
@@ -63,12 +96,13 @@ export function formatOf(name: Format): FormatDescriptor<Format> {
 }
 
 /** The names as the docs show them: `png, jpg (alias jpeg), …`. */
-export const FORMAT_NAMES_TEXT = OUTPUT_FORMATS.map((f) =>
+export const FORMAT_NAMES_TEXT = TAKE_OUTPUT_FORMATS.map((f) =>
   f.aliases.length ? `${f.name} (alias ${(f.aliases as readonly string[]).join(', ')})` : f.name,
 ).join(', ');
 
+/** Among /v1/take's formats: the rules of take parameters (an animation has its own, options/parameters/animate.ts). */
 const namesWhere = (test: (f: FormatDescriptor<Format>) => boolean): readonly Format[] =>
-  OUTPUT_FORMATS.filter((f) => test(f)).map((f) => f.name);
+  TAKE_OUTPUT_FORMATS.filter((f) => test(f)).map((f) => f.name);
 
 /** Formats `quality` applies to. */
 export const QUALITY_FORMATS = namesWhere((f) => f.lossy);

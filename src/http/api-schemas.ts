@@ -71,7 +71,10 @@ export const ERROR_RESPONSES = Object.fromEntries(
 export const FILE_RESPONSE = {
   description: 'The captured file.',
   content: Object.fromEntries(
-    OUTPUT_FORMATS.map(({ contentType: type }) => [type.split(';')[0]!, { schema: { type: 'string', format: 'binary' } }]),
+    OUTPUT_FORMATS.filter((f) => f.kind !== 'video').map(({ contentType: type }) => [
+      type.split(';')[0]!,
+      { schema: { type: 'string', format: 'binary' } },
+    ]),
   ),
 };
 

@@ -3,6 +3,7 @@ import type { AppParts } from './app-parts.js';
 import { buildOpenApi } from './openapi-document.js';
 import { Unconfigured, type RouteDeclaration } from './route.js';
 import { docsDeps, docsRoutes } from './routes/docs.js';
+import { animateRoutes } from './routes/animate.js';
 import { deviceRoutes } from './routes/devices.js';
 import { fileRoutes } from './routes/files.js';
 import { healthRoutes } from './routes/health.js';
@@ -63,6 +64,10 @@ export const ROUTE_TABLE: readonly RouteGroup[] = [
   group(
     takeRoutes,
     api((p) => ({ take: p.take, parse: p.parse, intake: jobIntakeOf(p), publicUrl: p.publicUrl })),
+  ),
+  group(
+    animateRoutes,
+    api((p) => ({ take: p.take, parse: p.parse, engine: p.engine, intake: jobIntakeOf(p), publicUrl: p.publicUrl })),
   ),
   group(
     statusRoutes,

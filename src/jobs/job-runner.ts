@@ -3,7 +3,8 @@ import { keySigningSecret } from '../accounts/signing-secret.js';
 import { Timings } from '../capture/timings.js';
 import type { GuardVerdict } from '../egress/address-guard.js';
 import { knownAppError } from '../errors/backend-unavailable.js';
-import { parseTakeOptions, type ParseContext } from '../options/parse-take-options.js';
+import { parseJobParams } from '../options/job-params.js';
+import type { ParseContext } from '../options/parse-take-options.js';
 import type { QuotaStore, Reservation } from '../ratelimit/quota-store.js';
 import type { TakeCapture } from '../take/take-capture.js';
 import { periodOf } from '../usage/period.js';
@@ -87,7 +88,7 @@ export class JobRunner {
       return;
     }
     try {
-      const options = parseTakeOptions({ ...job.params, upload: true }, this.deps.parse);
+      const options = parseJobParams({ ...job.params, upload: true }, this.deps.parse);
       const { result: captured, stored } = await this.deps.take.take({ options, timings: new Timings() });
       if (!stored) throw new Error('a job capture was not stored');
       const result: JobResult = {

@@ -37,7 +37,7 @@ const CODE_PRIORITY: ErrorCode[] = [
 ];
 
 /** Folds `hide_selectors[]` into `hide_selectors` and drops transport parameters. */
-function normalize(raw: Record<string, unknown>): Record<string, unknown> {
+export function normalize(raw: Record<string, unknown>): Record<string, unknown> {
   // No prototype: a parameter named __proto__ or constructor is just an unknown name.
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [key, value] of Object.entries(raw)) {
@@ -60,11 +60,35 @@ const PARAMETER_ALIASES: ReadonlyMap<string, ParameterName> = new Map([['image_q
  * request is collected and thrown together as one AppError with details.
  */
 export function parseTakeOptions(raw: Record<string, unknown>, context: ParseContext): TakeOptions {
-  const input = normalize(raw);
   const details: ErrorDetail[] = [];
+  const options = collectTakeOptions(normalize(raw), context, details);
+  if (details.length === 0) return options!;
+  throw validationError(details);
+}
+
+/** How another endpoint's parse uses take's (parse-animate-options.ts). */
+export interface TakeParseProfile {
+  /** The time cap is the url capture's whatever the input: an animation plays for its duration, html or not. */
+  longCapOnly?: boolean;
+  /** Further names an unknown parameter may be a misspelling of. */
+  otherNames?: readonly string[];
+}
+
+/**
+ * take's parse of normalized input: every problem goes into `details`; the options when there is
+ * none of its own (the caller decides whether others are).
+ */
+export function collectTakeOptions(
+  input: Record<string, unknown>,
+  context: ParseContext,
+  details: ErrorDetail[],
+  profile: TakeParseProfile = {},
+): TakeOptions | undefined {
+  const before = details.length;
   const add: AddProblem = (code, parameter, message, extra = {}) => {
     details.push({ code, parameter, message, ...extra });
   };
+  const suggestable = profile.otherNames ? [...PARAMETER_NAMES, ...profile.otherNames] : PARAMETER_NAMES;
 
   const known: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   let unknownCount = 0;
@@ -76,7 +100,7 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
       known[key] = value;
     } else {
       // Suggestions cost an edit distance per known name: a flood of unknown names gets them for the first few only.
-      const suggestion = unknownCount++ < MAX_SUGGESTIONS ? didYouMean(key, PARAMETER_NAMES) : undefined;
+      const suggestion = unknownCount++ < MAX_SUGGESTIONS ? didYouMean(key, suggestable) : undefined;
       add('unknown_parameter', key, `unknown parameter${suggestion ? `; did you mean ${suggestion}?` : ''}`, {
         ...(suggestion ? { suggestion } : {}),
       });
@@ -112,7 +136,7 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
       }
     }
   }
-  const shortCap = hasShortCap(o.format, given('html'));
+  const shortCap = !profile.longCapOnly && hasShortCap(o.format, given('html'));
   const cap = shortCap ? TIMEOUT_CAP.short : TIMEOUT_CAP.url;
   // The schema's default (o.timeout when not given) is the url capture's; pdf, markdown and html input get the short one.
   const timeout = shortCap && !given('timeout') ? DEFAULT_TIMEOUT.short : o.timeout;
@@ -142,9 +166,7 @@ export function parseTakeOptions(raw: Record<string, unknown>, context: ParseCon
   if (screen && context.maxPixels !== undefined && o.format !== undefined && formatOf(o.format).kind === 'image') {
     details.push(...pixelBudgetProblems(screen, context.maxPixels));
   }
-  if (details.length === 0) return { ...(screen as TakeOptions), timeout: timeout! };
-
-  throw validationError(details);
+  return details.length === before ? { ...(screen as TakeOptions), timeout: timeout! } : undefined;
 }
 
 let defaults: Readonly<TakeOptions> | undefined;
@@ -213,7 +235,8 @@ function echo(value: unknown, depth = 0): unknown {
   return value;
 }
 
-function validationError(details: ErrorDetail[]): AppError {
+/** One 400 for every problem of a request, its code the most telling of theirs. */
+export function validationError(details: ErrorDetail[]): AppError {
   const code = CODE_PRIORITY.find((c) => details.some((d) => d.code === c)) ?? 'invalid_parameter';
   const first = details.find((d) => d.code === code)!;
   const more = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''})` : '';

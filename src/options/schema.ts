@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Format } from '../formats/registry.js';
+import { animateParameters } from './parameters/animate.js';
 import { blockingParameters } from './parameters/blocking.js';
 import { cacheParameters } from './parameters/cache.js';
 import { checksParameters } from './parameters/checks.js';
@@ -50,11 +52,21 @@ export const PARAMETER_NAMES = Object.keys(takeParameters) as ParameterName[];
 
 export const takeSchema = z.object(takeParameters);
 
+/** The parameters of GET/POST /v1/animate that take has not (parameters/animate.ts). */
+export const animateSchema = z.object(animateParameters);
+
+/** An animation's own options, parsed (parse-animate-options.ts). */
+export type AnimationOptions = z.output<typeof animateSchema>;
+
 /** Options after validation, with every default applied (timeout's as parse-take-options picks it for the format and input). */
-export type TakeOptions = Omit<z.output<typeof takeSchema>, 'viewport_mobile' | 'viewport_has_touch'> & {
+export type TakeOptions = Omit<z.output<typeof takeSchema>, 'viewport_mobile' | 'viewport_has_touch' | 'format'> & {
   /** Resolved from the device when not given (resolveScreen). */
   viewport_mobile: boolean;
   viewport_has_touch: boolean;
+  /** /v1/take's formats, or with `animation` the video's. */
+  format: Format;
+  /** Set by /v1/animate only: the capture records the page over time instead of rendering it once. */
+  animation?: AnimationOptions;
 };
 
 const metas = new Map<ParameterName, ParameterMeta>();

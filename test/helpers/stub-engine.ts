@@ -52,6 +52,11 @@ export function sampleFile(format: Format): Promise<Buffer> {
       case 'html':
         file = Promise.resolve(Buffer.from('<!doctype html><h1>Stub capture</h1>\n'));
         break;
+      case 'mp4':
+      case 'webm':
+        // Not a playable video: the stub's callers check how it is delivered, not its frames.
+        file = Promise.resolve(Buffer.from(`stub ${format}\n`));
+        break;
     }
     cache.set(format, file);
   }

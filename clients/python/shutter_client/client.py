@@ -155,6 +155,20 @@ class Client:
             except (OSError, http.client.HTTPException) as failure:
                 raise _read_failure(failure, response) from failure
 
+    def animate(self, **options: Any) -> bytes:
+        """Records a video of a page (``POST /v1/animate``) and returns its bytes: mp4 by default.
+
+        The page's options are take's (``url``, ``viewport_width``, ``hide_selectors``, …), plus the
+        video's: ``format`` (mp4, webm, gif), ``duration``, ``fps``, ``scenario`` ("default" or
+        "scroll") and the ``scroll_*`` options, e.g. ``animate(url="https://example.com",
+        scenario="scroll", scroll_back=True)``.
+        """
+        with self._request("POST", "/v1/animate", body=dict(options)) as response:
+            try:
+                return response.read()
+            except (OSError, http.client.HTTPException) as failure:
+                raise _read_failure(failure, response) from failure
+
     def take_to_file(
         self, path: Union[str, "os.PathLike[str]"], *, chunk_size: int = 64 * 1024, **options: Unpack[TakeOptions]
     ) -> SavedFile:

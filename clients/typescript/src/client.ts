@@ -19,6 +19,7 @@ import type {
   TakeJsonOptions,
   TakeJsonResult,
   WaitOptions,
+  AnimateOptions,
 } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -134,6 +135,16 @@ export class ShutterClient {
     return call(
       this.settings,
       { method: 'POST', path: '/v1/take', json: definedOnly(options) },
+      callOptions,
+      async (response) => new Uint8Array(await response.arrayBuffer()),
+    );
+  }
+
+  /** Records a video of the page (`POST /v1/animate`: mp4 by default, webm, gif) and answers its bytes. */
+  animate(options: AnimateOptions, callOptions?: CallOptions): Promise<Uint8Array> {
+    return call(
+      this.settings,
+      { method: 'POST', path: '/v1/animate', json: definedOnly(options) },
       callOptions,
       async (response) => new Uint8Array(await response.arrayBuffer()),
     );

@@ -28,5 +28,6 @@ export type {
   TakeJsonOptions,
   TakeJsonResult,
   WaitOptions,
+  AnimateOptions,
 } from './types.js';
 export { VERSION } from './version.js';

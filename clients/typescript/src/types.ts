@@ -195,3 +195,42 @@ export interface WaitOptions {
   intervalMs?: number;
   signal?: AbortSignal;
 }
+
+/** Take options that describe one still image: `POST /v1/animate` answers 400 parameter_not_applicable to them. */
+type StillOnly =
+  | 'format'
+  | 'quality'
+  | 'full_page'
+  | 'selector'
+  | 'error_on_selector_not_found'
+  | 'clip_x'
+  | 'clip_y'
+  | 'clip_width'
+  | 'clip_height'
+  | 'omit_background'
+  | 'fail_if_blank'
+  | 'metadata'
+  | `pdf_${string}`;
+
+/** Options of `animate` (`POST /v1/animate`, DESIGN §5.3): the page's take options plus the video's. */
+export type AnimateOptions = Omit<TakeOptions, StillOnly> & {
+  /** mp4 (H.264, default), webm (VP9) or gif. */
+  format?: 'mp4' | 'webm' | 'gif';
+  /** Seconds, 1–30 (default 5). */
+  duration?: number;
+  /** 1–30 (default 25); gif at most 15. */
+  fps?: number;
+  /** default: the page as it plays; scroll: down the page step by step. */
+  scenario?: 'default' | 'scroll';
+  /** CSS px per step (default: the viewport height). */
+  scroll_by?: number;
+  /** ms per step (default 1000). */
+  scroll_duration?: number;
+  /** ms of rest after each step (default 500). */
+  scroll_delay?: number;
+  scroll_easing?: 'linear' | 'ease_in_out_quad' | 'ease_in_out_cubic';
+  /** Back to the top after the last step. */
+  scroll_back?: boolean;
+  /** Stop once this element is in view. */
+  scroll_till_selector?: string;
+};

@@ -6,12 +6,16 @@ import { defineRoute } from '../route.js';
 
 /** What the probes look at: the browser, the database (through the keys) and the limits backend. */
 export interface HealthDeps {
-  engine: Pick<CaptureEngine, 'ready'>;
+  engine: Pick<CaptureEngine, 'ready' | 'animationReady'>;
   keys: Pick<KeyStore, 'countActive'>;
   limits: Pick<Limits, 'ping' | 'backend'>;
 }
 
-/** Unauthenticated probes: /healthz (the process answers), /readyz (browser, database and limits backend answer). */
+/**
+ * Unauthenticated probes: /healthz (the process answers), /readyz (browser, database and limits
+ * backend answer; `ffmpeg` says whether /v1/animate can encode, without making the node unready:
+ * every other capture still works).
+ */
 export const healthRoutes = [
   defineRoute<HealthDeps>({ method: 'GET', url: '/healthz', auth: 'none', handler: () => async () => ({ status: 'ok' }) }),
   defineRoute<HealthDeps>({
@@ -22,9 +26,14 @@ export const healthRoutes = [
       const browser = deps.engine.ready();
       const [database, limits] = await Promise.all([answers(() => deps.keys.countActive()), answers(() => deps.limits.ping())]);
       const ready = browser && database && limits;
-      return reply
-        .code(ready ? 200 : 503)
-        .send({ status: ready ? 'ready' : 'not_ready', browser, database, limits: { backend: deps.limits.backend, ok: limits } });
+      const ffmpeg = deps.engine.animationReady?.();
+      return reply.code(ready ? 200 : 503).send({
+        status: ready ? 'ready' : 'not_ready',
+        browser,
+        database,
+        limits: { backend: deps.limits.backend, ok: limits },
+        ...(ffmpeg === undefined ? {} : { ffmpeg }),
+      });
     },
   }),
 ];
