@@ -140,6 +140,12 @@ TakeOptions = TypedDict(
         # selector was given, with X-Shutter-Selector: not-found. Allowed: boolean. Default: true.
         # Formats: png, jpg, webp, avif, gif, markdown, html.
         "error_on_selector_not_found": bool,
+        # Keep only the main content, as a reader view does: the article or main body with its title,
+        # without navigation, header, footer, sidebars, related links, comments, share bars, cookie,
+        # newsletter and ad boxes. Decided on the rendered page. With selector, the main content inside
+        # that element. None found: the whole page and X-Shutter-Warning: main_content_not_found.
+        # Allowed: boolean. Default: false. Formats: markdown, html.
+        "main_content": bool,
         # Left edge of the area to capture, in CSS px of the document (all four clip_* together).
         # Allowed: integer 0–100000. Formats: png, jpg, webp, avif, gif.
         "clip_x": int,
@@ -349,6 +355,7 @@ TAKE_OPTION_NAMES: Tuple[str, ...] = (
     "bypass_csp",
     "selector",
     "error_on_selector_not_found",
+    "main_content",
     "clip_x",
     "clip_y",
     "clip_width",
