@@ -3,7 +3,7 @@ import type { MainFrameGuard } from '../egress/main-frame-guard.js';
 import type { RenderContext, RenderedOutput } from './render/render-context.js';
 import type { PageBlocking } from './blocking/page-blocking.js';
 import type { TakeOptions } from '../options/schema.js';
-import type { CaptureWarning } from './engine.js';
+import type { CaptureWarning, ExtraOutput } from './engine.js';
 import type { VideoEncoding } from './render/animation.js';
 import type { Phase } from './timings.js';
 import type { PageMetadata } from './steps/page-metadata.js';
@@ -34,6 +34,8 @@ export interface CaptureContext extends RenderContext {
   partial?: PendingRequest[];
   /** Set by the render step. */
   output?: RenderedOutput;
+  /** extra_formats: the same page state in other formats, set by their step. */
+  extra?: ExtraOutput[];
 }
 
 /** One named step of a capture; its time counts toward its Server-Timing phase. */

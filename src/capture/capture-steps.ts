@@ -158,6 +158,19 @@ export const CAPTURE_STEPS: readonly CaptureStep[] = [
       ctx.warnings.add('blank');
     },
   },
+  {
+    // After the main output and its checks; pdf last, since printing turns the page to print media.
+    name: 'extra_formats',
+    async run(ctx) {
+      const formats = [...(ctx.options.extra_formats ?? [])].sort((a, b) => Number(a === 'pdf') - Number(b === 'pdf'));
+      ctx.extra = [];
+      for (const format of formats) {
+        const output = await RENDERERS[format]({ ...ctx, options: { ...ctx.options, format } });
+        for (const warning of output.warnings ?? []) ctx.warnings.add(warning);
+        ctx.extra.push({ format, contentType: formatOf(format).contentType, body: output.body });
+      }
+    },
+  },
 ];
 
 /** An animation (/v1/animate): the same page steps, then frames recorded over time and encoded. */

@@ -158,6 +158,7 @@ export class ChromiumEngine implements CaptureEngine {
         ...(ctx.output!.selectorMissing ? { selector: 'not-found' as const } : {}),
         ...warningsOf(ctx),
         ...(ctx.metadata ? { metadata: ctx.metadata } : {}),
+        ...(ctx.extra?.length ? { extra: ctx.extra } : {}),
       };
     } finally {
       tracker.dispose();

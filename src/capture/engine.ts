@@ -1,4 +1,4 @@
-import type { Format } from '../formats/registry.js';
+import type { Format, TakeFormat } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import type { ResolverStats } from '../egress/caching-resolver.js';
 import type { PageMetadata } from './steps/page-metadata.js';
@@ -27,6 +27,15 @@ export interface CaptureResult {
   pendingRequests?: PendingRequest[];
   /** metadata=1. */
   metadata?: PageMetadata;
+  /** extra_formats: the same page state in other formats, in the order rendered. */
+  extra?: ExtraOutput[];
+}
+
+/** One more output of the same page (extra_formats). */
+export interface ExtraOutput {
+  format: TakeFormat;
+  contentType: string;
+  body: Buffer;
 }
 
 export type CaptureWarning = 'partial_load' | 'blank' | 'bot_challenge' | 'print_fallback' | 'main_content_not_found';

@@ -6,6 +6,7 @@ import { formatOf } from '../formats/registry.js';
 import type { StoredFile } from '../storage/file-store.js';
 import type { CacheAnswer } from '../take/take-capture.js';
 import { setCaptureFlags } from './capture-headers.js';
+import { extraJson } from './extra-json.js';
 import { absoluteUrl } from './upload.js';
 
 /** Larger files are not inlined as base64 in a JSON answer (DESIGN.md §4.2): store them with upload=1. */
@@ -24,6 +25,7 @@ export async function sendJson(
   publicUrl: string | undefined,
   timings: Timings,
   cached?: CacheAnswer,
+  extraStored?: Record<string, StoredFile>,
 ) {
   const size = formatOf(result.format).kind === 'image' ? await imageSize(result.body) : {};
   const url = stored ? absoluteUrl(request, publicUrl, stored) : null;
@@ -43,6 +45,7 @@ export async function sendJson(
     timings: Object.fromEntries(Object.entries(timings.ms).map(([phase, ms]) => [phase, Math.round(ms * 10) / 10])),
     warnings: result.warnings ?? [],
     ...(result.pendingRequests ? { pending_requests: result.pendingRequests } : {}),
+    ...(result.extra?.length ? { extra: extraJson(result, extraStored, (stored) => absoluteUrl(request, publicUrl, stored)) } : {}),
   });
 }
 

@@ -17,14 +17,14 @@ export function sendTake(
   request: FastifyRequest,
   reply: FastifyReply,
   options: TakeOptions,
-  { result, stored, cached }: TakeOutcome,
+  { result, stored, extraStored, cached }: TakeOutcome,
   timings: Timings,
   publicUrl: string | undefined,
 ) {
   if (cached) setCacheHeaders(reply, cached);
-  if (options.response_type === 'json') return sendJson(request, reply, result, stored, publicUrl, timings, cached);
+  if (options.response_type === 'json') return sendJson(request, reply, result, stored, publicUrl, timings, cached, extraStored);
   if (options.response_type === 'empty') return sendEmpty(reply, result, timings);
-  if (stored) return sendStored(request, reply, result, stored, publicUrl, timings.toServerTiming());
+  if (stored) return sendStored(request, reply, result, stored, publicUrl, timings.toServerTiming(), extraStored);
   return sendCapture(request, reply, options, result, timings, cached?.entry.etag);
 }
 

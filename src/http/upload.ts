@@ -3,6 +3,7 @@ import type { CaptureResult } from '../capture/engine.js';
 import { setCaptureFlags } from './capture-headers.js';
 import type { StoredFile } from '../storage/file-store.js';
 import { absoluteLink } from '../jobs/job-json.js';
+import { extraJson } from './extra-json.js';
 
 /** Where this service's links point: SHUTTER_PUBLIC_URL, else the request's own origin. */
 export function baseUrlOf(request: FastifyRequest, publicUrl: string | undefined): string {
@@ -22,6 +23,7 @@ export function sendStored(
   stored: StoredFile,
   publicUrl: string | undefined,
   serverTiming: string,
+  extraStored?: Record<string, StoredFile>,
 ) {
   const url = absoluteUrl(request, publicUrl, stored);
   setCaptureFlags(reply, result);
@@ -36,5 +38,6 @@ export function sendStored(
       size: result.body.length,
       request_id: request.id,
       ...(result.warnings?.length ? { warnings: result.warnings, pending_requests: result.pendingRequests ?? [] } : {}),
+      ...(result.extra?.length ? { extra: extraJson(result, extraStored, (file) => absoluteUrl(request, publicUrl, file)) } : {}),
     });
 }

@@ -20,7 +20,19 @@ export function jobJson(job: Job, input: { baseUrl?: string | null; withWebhook?
     finished_at: job.finishedAt?.toISOString() ?? null,
     external_id: job.externalId,
     request_id: job.requestId,
-    result: job.result ? { ...job.result, url: absoluteLink(job.result.url, base) } : null,
+    result: job.result
+      ? {
+          ...job.result,
+          url: absoluteLink(job.result.url, base),
+          ...(job.result.extra
+            ? {
+                extra: Object.fromEntries(
+                  Object.entries(job.result.extra).map(([format, file]) => [format, { ...file, url: absoluteLink(file.url, base) }]),
+                ),
+              }
+            : {}),
+        }
+      : null,
     error: job.error,
     ...(input.withWebhook && job.webhookUrl
       ? {
@@ -63,6 +75,14 @@ export const JOB_JSON_SCHEMA = {
         format: { type: 'string' },
         content_type: { type: 'string' },
         size: { type: 'integer' },
+        extra: {
+          type: 'object',
+          description: 'extra_formats: each one’s stored file, by format',
+          additionalProperties: {
+            type: 'object',
+            properties: { url: { type: 'string' }, content_type: { type: 'string' }, size: { type: 'integer' } },
+          },
+        },
       },
     },
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },

@@ -89,7 +89,7 @@ export class JobRunner {
     }
     try {
       const options = parseJobParams({ ...job.params, upload: true }, this.deps.parse);
-      const { result: captured, stored } = await this.deps.take.take({ options, timings: new Timings() });
+      const { result: captured, stored, extraStored } = await this.deps.take.take({ options, timings: new Timings() });
       if (!stored) throw new Error('a job capture was not stored');
       const result: JobResult = {
         url: stored.url,
@@ -97,6 +97,16 @@ export class JobRunner {
         format: captured.format,
         content_type: captured.contentType,
         size: captured.body.length,
+        ...(extraStored
+          ? {
+              extra: Object.fromEntries(
+                (captured.extra ?? []).map((e) => [
+                  e.format,
+                  { url: extraStored[e.format]!.url, content_type: e.contentType, size: e.body.length },
+                ]),
+              ),
+            }
+          : {}),
       };
       const at = new Date();
       const won = held

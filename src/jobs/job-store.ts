@@ -12,6 +12,8 @@ export interface JobResult {
   format: string;
   content_type: string;
   size: number;
+  /** extra_formats: each one's stored file. */
+  extra?: Record<string, { url: string; content_type: string; size: number }>;
 }
 
 export interface JobError {

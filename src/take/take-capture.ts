@@ -13,7 +13,7 @@ import type { RequestLog } from '../requests/request-log.js';
 import type { FileStore, StoredFile } from '../storage/file-store.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import { recordRequest, type RecordedRequest, type WarnLog } from './request-record.js';
-import { storeCapture } from './store-capture.js';
+import { storeCapture, storeExtras } from './store-capture.js';
 
 /** How a cache=1 answer came about. */
 export interface CacheAnswer {
@@ -25,6 +25,8 @@ export interface CacheAnswer {
 export interface TakeOutcome {
   result: CaptureResult;
   stored?: StoredFile | undefined;
+  /** extra_formats stored with upload=1, by format. */
+  extraStored?: Record<string, StoredFile> | undefined;
   cached?: CacheAnswer;
 }
 
@@ -100,7 +102,12 @@ export class TakeCapture {
   ): Promise<TakeOutcome> {
     const run = async (): Promise<TakeOutcome> => {
       const captured = await this.deps.engine.capture(options, timings, trace);
-      return { result: captured, stored: options.upload ? await storeCapture(this.deps.store, options, captured) : undefined };
+      if (!options.upload) return { result: captured };
+      return {
+        result: captured,
+        stored: await storeCapture(this.deps.store, options, captured),
+        extraStored: await storeExtras(this.deps.store, options, captured),
+      };
     };
     return billing ? this.deps.meter.charge(billing.caller, run, billing.onCharged) : run();
   }

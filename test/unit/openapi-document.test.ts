@@ -63,6 +63,11 @@ const ALLOWED: Array<{ kind: Difference['kind']; path: RegExp; value?: unknown; 
     path: /^(\/paths\/\/v1\/take\/get\/parameters\/73\/schema|\/components\/schemas\/TakeOptions\/properties\/pdf_margin)\/default$/,
     reason: 'wave 3 (issue 37): the same pdf_margin default, in the options schema and the GET query parameter',
   },
+  {
+    kind: 'added',
+    path: /^\/components\/schemas\/Job\/properties\/result\/properties\/extra$/,
+    reason: 'wave 3 (issue 34): a job with extra_formats stores each output; its result lists them',
+  },
 ];
 
 /**

@@ -83,6 +83,8 @@ const bool = (name: ParameterName, base: Raw, def: boolean): ParameterCase => ({
 
 /** Wave 2's parameters, each with its parse rules tested in the file named. */
 const TESTED_ELSEWHERE: ParameterName[] = [
+  // test/e2e/extra-formats.test.ts
+  'extra_formats',
   // test/unit/pdf-templates.test.ts, test/e2e/pdf-documents.test.ts and the parameter_not_applicable cases below
   'pdf_header',
   'pdf_footer',

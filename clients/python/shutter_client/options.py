@@ -38,6 +38,12 @@ TakeOptions = TypedDict(
         # Output format. Allowed: png, jpg (alias jpeg), webp, avif, gif, pdf, markdown (alias md),
         # html. Default: png.
         "format": Literal["png", "jpg", "webp", "avif", "gif", "pdf", "markdown", "html"],
+        # More outputs of the same page state, rendered in the same capture and charged once: up to 4
+        # formats other than format. Needs response_type=json, upload=1 or async=1; the JSON answer
+        # holds them under extra (text for markdown and html, data_base64 for the others, url when
+        # stored). Rendered after format, in the order given, pdf last. Allowed: up to 4 of png, jpg,
+        # webp, avif, gif, pdf, markdown, html, each once and not format itself; repeat the parameter.
+        "extra_formats": Union[str, List[str]],
         # Image quality of lossy formats. Allowed: integer 0–100. Default: 80. Formats: jpg, webp, avif.
         "quality": int,
         # Capture the whole scrollable page instead of the viewport (height capped by the operator).
@@ -324,6 +330,7 @@ TAKE_OPTION_NAMES: Tuple[str, ...] = (
     "url",
     "html",
     "format",
+    "extra_formats",
     "quality",
     "full_page",
     "upload",

@@ -28,6 +28,17 @@ export interface TakeOptions {
    */
   format?: 'png' | 'jpg' | 'webp' | 'avif' | 'gif' | 'pdf' | 'markdown' | 'html';
   /**
+   * More outputs of the same page state, rendered in the same capture and charged once: up to 4 formats other than
+   * format. Needs response_type=json, upload=1 or async=1; the JSON answer holds them under extra (text for
+   * markdown and html, data_base64 for the others, url when stored). Rendered after format, in the order given,
+   * pdf last.
+   *
+   * Allowed: up to 4 of png, jpg, webp, avif, gif, pdf, markdown, html, each once and not format itself; repeat
+   * the parameter.
+   * @example "markdown"
+   */
+  extra_formats?: string | string[];
+  /**
    * Image quality of lossy formats.
    *
    * Allowed: integer 0–100.
@@ -685,6 +696,7 @@ export const TAKE_OPTION_NAMES = [
   'url',
   'html',
   'format',
+  'extra_formats',
   'quality',
   'full_page',
   'upload',

@@ -1,5 +1,5 @@
 import { FORMAT_ALIASES, FORMAT_NAMES_TEXT, FORMATS, QUALITY_FORMATS } from '../../formats/registry.js';
-import { booleanField, enumField, integerField, textField } from '../fields.js';
+import { booleanField, enumField, integerField, listOf, textField } from '../fields.js';
 import { meta } from './meta.js';
 
 /** What comes back: the format, its quality, and how it is delivered. */
@@ -9,6 +9,14 @@ export const outputParameters = {
     allowed: FORMAT_NAMES_TEXT,
     choices: FORMATS,
     default: 'png',
+  }),
+  extra_formats: meta('output', listOf(enumField(FORMATS, FORMAT_ALIASES), 4).optional(), {
+    description:
+      'More outputs of the same page state, rendered in the same capture and charged once: up to 4 formats other than format. ' +
+      'Needs response_type=json, upload=1 or async=1; the JSON answer holds them under extra (text for markdown and html, ' +
+      'data_base64 for the others, url when stored). Rendered after format, in the order given, pdf last.',
+    allowed: `up to 4 of ${FORMATS.join(', ')}, each once and not format itself; repeat the parameter`,
+    example: 'markdown',
   }),
   quality: meta('output', integerField(0, 100).default(80), {
     description: 'Image quality of lossy formats.',

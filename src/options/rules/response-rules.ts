@@ -9,4 +9,21 @@ export const responseRules: OptionRule[] = [
       });
     }
   },
+  ({ o, given, add }) => {
+    if (!given('extra_formats') || !o.extra_formats) return;
+    if (o.response_type !== 'json' && !o.upload && !o.async) {
+      add('invalid_parameter', 'extra_formats', 'needs response_type=json, upload=1 or async=1: several files cannot be one answer', {
+        conflicts_with: 'response_type',
+      });
+    }
+    if (o.format !== undefined && o.extra_formats.includes(o.format)) {
+      add('invalid_parameter', 'extra_formats', `holds ${o.format}, which is format already`, { conflicts_with: 'format' });
+    }
+    if (new Set(o.extra_formats).size !== o.extra_formats.length) add('invalid_parameter', 'extra_formats', 'names a format twice');
+    if (o.cache) {
+      add('invalid_parameter', 'extra_formats', 'cannot be combined with cache=1 yet: the cache keeps one file per entry', {
+        conflicts_with: 'cache',
+      });
+    }
+  },
 ];
