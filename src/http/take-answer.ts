@@ -1,16 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureResult } from '../capture/engine.js';
-import type { Timings } from '../capture/timings.js';
 import { etagOf } from '../cache/capture-cache.js';
 import { formatOf } from '../formats/registry.js';
 import { downloadNameOf } from '../options/attachment-name.js';
 import type { TakeOptions } from '../options/schema.js';
-import type { TakeOutcome } from '../take/take-capture.js';
+import type { TakeCapture, TakeOutcome } from '../take/take-capture.js';
+import { Timings } from '../capture/timings.js';
 import { contentDisposition } from '../util/content-disposition.js';
 import { setCacheHeaders } from './cache-headers.js';
 import { setCaptureFlags } from './capture-headers.js';
 import { sendEmpty, sendJson } from './json-answer.js';
-import { sendStored } from './upload.js';
+import { absoluteUrl, sendStored } from './upload.js';
 
 /** A take's answer in the shape response_type asks for: the file, JSON, nothing, or the stored file's link. */
 export function sendTake(
@@ -52,4 +52,27 @@ function sendCapture(
   // The caller has these bytes already.
   if (request.headers['if-none-match'] === etag) return reply.code(304).removeHeader('content-length').send();
   return reply.send(result.body);
+}
+
+/** Takes for the request's caller (the take and animate routes): charged to it, logged under its id, quota headers on the answer. */
+export async function takeAndSend(
+  take: Pick<TakeCapture, 'take'>,
+  options: TakeOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  publicUrl: string | undefined,
+) {
+  const timings = new Timings();
+  const outcome = await take.take({
+    options,
+    timings,
+    billing: {
+      caller: request.caller!,
+      requestId: request.id,
+      onCharged: (headers) => reply.headers(headers),
+      linkOf: (stored) => absoluteUrl(request, publicUrl, stored),
+      log: request.log,
+    },
+  });
+  return sendTake(request, reply, options, outcome, timings, publicUrl);
 }

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CaptureEngine } from '../../capture/engine.js';
 import { ffmpegUnavailable } from '../../capture/render/animation.js';
-import { Timings } from '../../capture/timings.js';
 import { AppError } from '../../errors/app-error.js';
 import { JOB_ENDPOINT } from '../../options/job-params.js';
 import { parseAnimateOptions } from '../../options/parse-animate-options.js';
@@ -9,8 +8,7 @@ import type { ParseContext } from '../../options/parse-take-options.js';
 import type { TakeCapture } from '../../take/take-capture.js';
 import { ERROR_RESPONSES, IDEMPOTENCY_KEY_HEADER, jsonObject } from '../api-schemas.js';
 import { defineRoute } from '../route.js';
-import { sendTake } from '../take-answer.js';
-import { absoluteUrl } from '../upload.js';
+import { takeAndSend } from '../take-answer.js';
 import { acceptTakeJob, type JobQueueDeps } from './jobs.js';
 
 /** What an animation needs: the take use case, the parse context, whether ffmpeg is there, and the job intake for async=1. */
@@ -37,19 +35,7 @@ function animator(deps: AnimateDeps) {
     // Before any charge or job: a server without ffmpeg cannot make one.
     if (deps.engine.animationReady?.() === false) throw ffmpegUnavailable();
     if (options.async) return acceptTakeJob(deps, request, reply, { params: { ...raw, [JOB_ENDPOINT]: 'animate' }, options });
-    const timings = new Timings();
-    const outcome = await deps.take.take({
-      options,
-      timings,
-      billing: {
-        caller: request.caller!,
-        requestId: request.id,
-        onCharged: (headers) => reply.headers(headers),
-        linkOf: (stored) => absoluteUrl(request, deps.publicUrl, stored),
-        log: request.log,
-      },
-    });
-    return sendTake(request, reply, options, outcome, timings, deps.publicUrl);
+    return takeAndSend(deps.take, options, request, reply, deps.publicUrl);
   };
 }
 

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Timings } from '../../capture/timings.js';
 import { AppError } from '../../errors/app-error.js';
 import { takeQueryJsonSchema } from '../../options/openapi.js';
 import { parseTakeOptions, type ParseContext } from '../../options/parse-take-options.js';
@@ -7,8 +6,7 @@ import type { TakeCapture } from '../../take/take-capture.js';
 import { ERROR_RESPONSES, FILE_RESPONSE, IDEMPOTENCY_KEY_HEADER, ref } from '../api-schemas.js';
 import { ParsedQueries } from '../parsed-queries.js';
 import { defineRoute } from '../route.js';
-import { sendTake } from '../take-answer.js';
-import { absoluteUrl } from '../upload.js';
+import { takeAndSend } from '../take-answer.js';
 import { acceptTakeJob, type JobQueueDeps } from './jobs.js';
 
 /** Longer GET URLs (html in the query) are parsed every time. */
@@ -28,19 +26,7 @@ function taker(deps: TakeDeps) {
     const parse = () => parseTakeOptions(raw, deps.parse);
     const options = query === undefined ? parse() : parsedQueries.get(query, parse);
     if (options.async) return acceptTakeJob(deps, request, reply, { params: raw, options });
-    const timings = new Timings();
-    const outcome = await deps.take.take({
-      options,
-      timings,
-      billing: {
-        caller: request.caller!,
-        requestId: request.id,
-        onCharged: (headers) => reply.headers(headers),
-        linkOf: (stored) => absoluteUrl(request, deps.publicUrl, stored),
-        log: request.log,
-      },
-    });
-    return sendTake(request, reply, options, outcome, timings, deps.publicUrl);
+    return takeAndSend(deps.take, options, request, reply, deps.publicUrl);
   };
 }
 
