@@ -17,8 +17,10 @@ export async function openPostgres(url: string, options: { schema?: string | und
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
-    // A server that does not answer at all (a dropped route) fails the request as 503 backend_unavailable instead of hanging it.
-    connectionTimeoutMillis: 5_000,
+    // A server that does not answer at all (a dropped route) fails the request as 503 backend_unavailable
+    // instead of hanging it. The wait for a free pooled client counts too: at 5 s, a busy pool under load
+    // answered 503s to captures that would have gone through (quota-instances.test.ts in a loaded CI run).
+    connectionTimeoutMillis: 15_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle client whose server went away (a restart, a failover) emits 'error' on the pool; unheard,
