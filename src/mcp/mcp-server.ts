@@ -3,11 +3,12 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import { DEVICES } from '../options/devices.js';
 import { fitImage } from './fit-image.js';
 import { ToolCaptureError, type CaptureForTool } from './tool-capture.js';
-import { DEFAULT_MAX_EDGE, HAS_MAIN_CONTENT, TOOL_PARAMETERS, toolInputSchema } from './tool-inputs.js';
+import { DEFAULT_MAX_EDGE, TOOL_PARAMETERS, toolInputSchema } from './tool-inputs.js';
 
 const SCREENSHOT_FORMATS = ['png', 'jpg', 'webp'];
 
-const TOOLS = [
+/** Built on the first tools/list, not when the server starts: converting the options schema is not free. */
+const buildTools = () => [
   {
     name: 'take_screenshot',
     description:
@@ -28,18 +29,13 @@ const TOOLS = [
     name: 'get_markdown',
     description:
       "A web page's content as Markdown, read from the rendered page. With main_content (the default) only the article or main body.",
-    inputSchema: toolInputSchema(
-      TOOL_PARAMETERS.get_markdown,
-      HAS_MAIN_CONTENT
-        ? {
-            main_content: {
-              type: 'boolean',
-              default: true,
-              description: 'Only the main content (article, main body), without navigation, footers, sidebars, comments or banners.',
-            },
-          }
-        : {},
-    ),
+    inputSchema: toolInputSchema(TOOL_PARAMETERS.get_markdown, {
+      main_content: {
+        type: 'boolean',
+        default: true,
+        description: 'Only the main content (article, main body), without navigation, footers, sidebars, comments or banners.',
+      },
+    }),
   },
   {
     name: 'get_pdf',
@@ -52,6 +48,8 @@ const TOOLS = [
     inputSchema: { type: 'object' as const, properties: {} },
   },
 ];
+
+let tools: ReturnType<typeof buildTools> | undefined;
 
 /** Only the parameters a tool lists pass to the capture: an agent cannot reach options the tool does not offer. */
 function pick(args: Record<string, unknown>, names: readonly string[]): Record<string, unknown> {
@@ -69,7 +67,7 @@ const errorResult = (code: string, message: string): CallToolResult => ({
  */
 export function createMcpServer(capture: CaptureForTool, version: string): Server {
   const server = new Server({ name: 'shutter', version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: (tools ??= buildTools()) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     try {
@@ -77,11 +75,7 @@ export function createMcpServer(capture: CaptureForTool, version: string): Serve
         case 'take_screenshot':
           return await screenshot(capture, args);
         case 'get_markdown': {
-          const params = {
-            ...(HAS_MAIN_CONTENT ? { main_content: true } : {}),
-            ...pick(args, TOOL_PARAMETERS.get_markdown),
-            format: 'markdown',
-          };
+          const params = { main_content: true, ...pick(args, TOOL_PARAMETERS.get_markdown), format: 'markdown' };
           const shot = await capture(params);
           return { content: [{ type: 'text', text: shot.body.toString('utf8') }], ...warnings(shot.warnings) };
         }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parameterMeta, takeParameters, takeSchema, type ParameterName } from '../options/schema.js';
+import { parameterMeta, takeSchema, type ParameterName } from '../options/schema.js';
 
 /** The take parameters each tool offers: what an agent needs to see a page, read it or print it. */
 const SOURCE: ParameterName[] = ['url', 'html'];
@@ -69,6 +69,3 @@ function agentSchema(name: ParameterName, property: Record<string, unknown>): Re
   const typed = anyOf?.[0] ?? { type, enum: choices, maxLength, items, minimum, maximum };
   return Object.fromEntries(Object.entries({ ...typed, description: text }).filter(([, v]) => v !== undefined));
 }
-
-/** Whether the options schema has `main_content` (get_markdown asks for it by default). */
-export const HAS_MAIN_CONTENT = 'main_content' in takeParameters;
