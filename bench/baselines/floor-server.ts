@@ -2,7 +2,8 @@
  * Baseline (a), the floor: the minimal do-it-yourself service with ONE warm playwright-core browser.
  * Per request: newContext → newPage → goto (load) → default page.screenshot() (or page.pdf()) → close.
  * format=markdown: goto (load) → page.content(), answered as text/html: the floor has no converter,
- * so this stands for "Playwright's load on the same page" in the markdown rows.
+ * so this stands for "Playwright's load on the same page" in the markdown rows; with
+ * BENCH_FLOOR_MARKDOWN=innertext (the real-pages bench) `document.body.innerText` instead.
  *
  * A screenshot Chromium refuses for want of a frame is asked again (whenFramed, below).
  * selector=…: the first match's `locator.screenshot()`; image_width=…: the screenshot resized by sharp
@@ -18,6 +19,8 @@ import { baselineChromium, runBaseline, type BaselineAnswer, type BaselineReques
 
 let browser: Browser | undefined;
 const gotoTimeoutMs = Number(process.env.BENCH_FLOOR_GOTO_TIMEOUT_S ?? 30) * 1000;
+/** BENCH_FLOOR_MARKDOWN=innertext: the page's text (which lays the page out) instead of its HTML. */
+const markdownInnerText = process.env.BENCH_FLOOR_MARKDOWN === 'innertext';
 
 async function capture(request: BaselineRequest): Promise<BaselineAnswer> {
   if (!browser) throw new Error('browser not started');
@@ -34,7 +37,7 @@ async function capture(request: BaselineRequest): Promise<BaselineAnswer> {
     const warnings = loadTimedOut ? ['load_timeout'] : [];
     const body =
       request.format === 'markdown'
-        ? Buffer.from(await page.content(), 'utf8')
+        ? Buffer.from(markdownInnerText ? await page.evaluate(() => document.body.innerText) : await page.content(), 'utf8')
         : request.format === 'pdf'
           ? await page.pdf({ format: 'A4', printBackground: true })
           : request.format === 'jpg'
