@@ -3,11 +3,21 @@ import type { TakeOptions } from '../options/schema.js';
 
 /**
  * Options that do not change the file: how it is delivered (response_type, upload, attachment_name),
- * how long to wait for it (timeout), the cache's own settings and debug. Every other option is part
+ * how long to wait for it (timeout), the cache's own settings, debug and async (a job's png is the
+ * same image, recompressed to fewer bytes: either serves the other). Every other option is part
  * of a cache entry's identity (DESIGN.md §4.2). Credentials (apikey, access_key, signature, expires)
  * never reach the options.
  */
-const NOT_OUTPUT: ReadonlySet<string> = new Set(['cache', 'cache_ttl', 'response_type', 'upload', 'attachment_name', 'timeout', 'debug']);
+const NOT_OUTPUT: ReadonlySet<string> = new Set([
+  'cache',
+  'cache_ttl',
+  'response_type',
+  'upload',
+  'attachment_name',
+  'timeout',
+  'debug',
+  'async',
+]);
 
 /** Identities of frozen options (shared by the requests of one query string), for the account that last asked. */
 const known = new WeakMap<TakeOptions, { accountId: string; identity: string }>();

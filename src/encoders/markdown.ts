@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { CDPSession } from 'playwright-core';
 import { highlightedCodeBlock, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
 import TurndownService from 'turndown';
 import { AppError } from '../errors/app-error.js';
@@ -9,43 +9,54 @@ import { gfmTables } from './markdown-tables.js';
  * none, visibility: hidden, hidden, aria-hidden) left out, links and images made absolute.
  * Runs on the live DOM, so what hide_selectors and scripts did is respected.
  */
-export async function renderedHtml(page: Page, selector?: string): Promise<string> {
-  return page.evaluate((selector) => {
-    // With `selector`, that element only (it was found before this runs).
-    const root = selector ? document.querySelector(selector) : document.body;
-    const live = Array.from(root?.querySelectorAll('*') ?? []);
-    const clone = root ? (root.cloneNode(true) as HTMLElement) : document.createElement('body');
-    const copies = Array.from(clone.querySelectorAll('*'));
-    const drop = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS', 'LINK', 'META']);
-    live.forEach((el, i) => {
-      const copy = copies[i] as HTMLElement | undefined;
-      if (!copy) return;
-      const style = getComputedStyle(el);
-      if (
-        drop.has(el.tagName.toUpperCase()) ||
-        el.getAttribute('aria-hidden') === 'true' ||
-        (el as HTMLElement).hidden ||
-        style.display === 'none' ||
-        style.visibility === 'hidden' ||
-        // Tracking pixels: a loaded (or failed) image drawn at most 2×2 px, whose own size is at most
-        // that, is no content. Lazy images not loaded yet (complete is false) stay.
-        (el instanceof HTMLImageElement &&
-          el.complete &&
-          el.naturalWidth <= 2 &&
-          el.naturalHeight <= 2 &&
-          el.getBoundingClientRect().width <= 2 &&
-          el.getBoundingClientRect().height <= 2)
-      ) {
-        copy.setAttribute('data-shutter-drop', '');
-        return;
-      }
-      if (el instanceof HTMLAnchorElement && el.getAttribute('href')) copy.setAttribute('href', el.href);
-      if (el instanceof HTMLImageElement) copy.setAttribute('src', el.currentSrc || el.src);
-    });
-    clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
-    const title = document.title ? `<title>${document.title.replace(/</g, '&lt;')}</title>` : '';
-    return `<html><head>${title}</head>${clone.outerHTML}</html>`;
-  }, selector);
+export async function renderedHtml(cdp: CDPSession, selector?: string): Promise<string> {
+  // Over the capture's own CDP session, as one expression: Playwright's first page.evaluate in a
+  // page injects its utility script first (~10 ms, more under load). `__name` is defined for code
+  // compiled with keepNames (tsx).
+  const { result, exceptionDetails } = await cdp.send('Runtime.evaluate', {
+    expression: `(() => { const __name = (f) => f; return (${collectRenderedHtml.toString()})(${JSON.stringify(selector ?? null)}); })()`,
+    returnByValue: true,
+  });
+  if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
+  return String(result.value ?? '');
+}
+
+/** Runs in the page: the cleaned copy of the body (or the selected element) as HTML. */
+function collectRenderedHtml(selector: string | null): string {
+  // With `selector`, that element only (it was found before this runs).
+  const root = selector ? document.querySelector(selector) : document.body;
+  const live = Array.from(root?.querySelectorAll('*') ?? []);
+  const clone = root ? (root.cloneNode(true) as HTMLElement) : document.createElement('body');
+  const copies = Array.from(clone.querySelectorAll('*'));
+  const drop = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS', 'LINK', 'META']);
+  live.forEach((el, i) => {
+    const copy = copies[i] as HTMLElement | undefined;
+    if (!copy) return;
+    const style = getComputedStyle(el);
+    if (
+      drop.has(el.tagName.toUpperCase()) ||
+      el.getAttribute('aria-hidden') === 'true' ||
+      (el as HTMLElement).hidden ||
+      style.display === 'none' ||
+      style.visibility === 'hidden' ||
+      // Tracking pixels: a loaded (or failed) image drawn at most 2×2 px, whose own size is at most
+      // that, is no content. Lazy images not loaded yet (complete is false) stay.
+      (el instanceof HTMLImageElement &&
+        el.complete &&
+        el.naturalWidth <= 2 &&
+        el.naturalHeight <= 2 &&
+        el.getBoundingClientRect().width <= 2 &&
+        el.getBoundingClientRect().height <= 2)
+    ) {
+      copy.setAttribute('data-shutter-drop', '');
+      return;
+    }
+    if (el instanceof HTMLAnchorElement && el.getAttribute('href')) copy.setAttribute('href', el.href);
+    if (el instanceof HTMLImageElement) copy.setAttribute('src', el.currentSrc || el.src);
+  });
+  clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
+  const title = document.title ? `<title>${document.title.replace(/</g, '&lt;')}</title>` : '';
+  return `<html><head>${title}</head>${clone.outerHTML}</html>`;
 }
 
 let service: TurndownService | undefined;

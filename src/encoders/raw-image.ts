@@ -9,6 +9,11 @@ export interface RawRequest {
   quality?: number;
   /** Largest image height in device pixels the output format can hold (WebP: 16 383). */
   maxDeviceHeight?: number;
+  /**
+   * PNG: Chromium's fastest zlib level (default) for pixels that are decoded or recompressed anyway;
+   * false for its best compression (what Playwright's page.screenshot() gets), answered as it is.
+   */
+  optimizeForSpeed?: boolean;
 }
 
 /** Chromium's pixels: one encoded image, or decoded RGB rows stitched from sections. */

@@ -88,7 +88,9 @@ export class JobRunner {
       return;
     }
     try {
-      const options = parseJobParams({ ...job.params, upload: true }, this.deps.parse);
+      // async: the stored params leave it out (it is the job itself); set, the encoders may spend
+      // time for fewer bytes, since nobody waits on this capture's answer.
+      const options = { ...parseJobParams({ ...job.params, upload: true }, this.deps.parse), async: true };
       const { result: captured, stored, extraStored } = await this.deps.take.take({ options, timings: new Timings() });
       if (!stored) throw new Error('a job capture was not stored');
       const result: JobResult = {

@@ -110,6 +110,12 @@ describe.each(BACKENDS)('job runner on %s', (backend) => {
     await place.cleanup();
   });
 
+  it('captures with async set (the stored params leave it out), so encoders may spend time for fewer bytes', async () => {
+    const id = await queueJob();
+    await runner().capture(id);
+    expect(engine.calls.map((o) => [o.async, o.upload])).toEqual([[true, true]]);
+  });
+
   it('a capture task handed out again after the job succeeded does nothing more: charged once', async () => {
     const id = await queueJob();
     await runner().capture(id);

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { CDPSession } from 'playwright-core';
 import TurndownService from 'turndown';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { periodOf } from '../../src/usage/period.js';
@@ -175,10 +175,10 @@ describe('a converter failure is 422 conversion_failed, not a 500', () => {
     vi.spyOn(TurndownService.prototype, 'turndown').mockImplementation(() => {
       throw new Error('boom');
     });
-    const page = { evaluate: async () => '<html><body><p>x</p></body></html>' } as unknown as Page;
+    const cdp = { send: async () => ({ result: { value: '<html><body><p>x</p></body></html>' } }) } as unknown as CDPSession;
     const options = { format: 'markdown', full_page: false } as TakeOptions;
-    // Without full_page, markdown uses only the page, the options and the timings: the rest are stand-ins.
-    const ctx = { page, options, timings: new Timings() } as unknown as Parameters<typeof renderMarkdown>[0];
+    // Without full_page, markdown uses only its CDP session, the options and the timings: the rest are stand-ins.
+    const ctx = { cdp, options, timings: new Timings() } as unknown as Parameters<typeof renderMarkdown>[0];
     await expect(renderMarkdown(ctx)).rejects.toMatchObject({ code: 'conversion_failed', status: 422 });
   });
 

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { encodePngRoute, pngEncoder, type PngRoute } from '../../src/encoders/png.js';
 import { Filter, NATURAL_REPEAT, PHOTO_REPEAT, analyseRows, writePng, type Pixels } from '../../src/encoders/png-writer.js';
 import type { RawImage } from '../../src/encoders/raw-image.js';
-import { parseTakeOptions } from '../../src/options/parse-take-options.js';
 
-const options = parseTakeOptions({ url: 'https://example.com/' }, { countries: [] });
+/** An async job's settings: the encoder recompresses (issue 21); an answer waited on gets Chromium's PNG as is (issue 35). */
+const options = { quality: 80, smallest: true };
 
 // Synthetic stand-ins for what Chromium renders on the bench's pages (bench/fixtures/; the e2e
 // test png-size.test.ts checks the pages themselves in Chromium).
@@ -244,6 +244,20 @@ describe('png encoder', () => {
       expect([meta.format, meta.width, meta.height, meta.channels]).toEqual(['png', 200, 120, channels]);
       expect((await sharp(png).raw().toBuffer()).equals(data)).toBe(true);
     }
+  });
+
+  it('on the response path asks Chromium for its best compression and answers it as it is; an async job asks for the fast PNG and recompresses', async () => {
+    const px = grainyPhoto(200, 120);
+    const input = chromiumFastPng(px);
+    const answer = { quality: 80, smallest: false };
+    expect(pngEncoder.raw(answer)).toEqual({ format: 'png', optimizeForSpeed: false });
+    expect(await pngEncoder.encode(encoded(input), answer)).toBe(input);
+    expect(pngEncoder.raw(options)).toEqual({ format: 'png' });
+    const recompressed = await pngEncoder.encode(encoded(input), options);
+    expect(recompressed.length).toBeLessThan(input.length);
+    // Stitched sections have no PNG to pass on: they are encoded either way.
+    const stitched = await pngEncoder.encode({ kind: 'pixels', data: px.data, width: 200, height: 120, channels: 3 }, answer);
+    expect((await sharp(stitched).raw().toBuffer()).equals(px.data)).toBe(true);
   });
 
   it('handles images too small to analyse', async () => {

@@ -13,8 +13,10 @@ import type { RenderContext, RenderedOutput, Renderer } from './render-context.j
 export function imageRenderer(encoder: ImageEncoder): Renderer {
   return async (ctx: RenderContext): Promise<RenderedOutput> => {
     const { page, cdp, options, limits, timings, clock } = ctx;
-    const settings = { quality: options.quality };
-    const request = encoder.raw(settings);
+    const settings = { quality: options.quality, smallest: options.async };
+    // A resized image is decoded anyway: Chromium's fastest PNG is enough for it.
+    const resized = options.image_width !== undefined || options.image_height !== undefined;
+    const request = resized ? { ...encoder.raw(settings), optimizeForSpeed: true } : encoder.raw(settings);
     const selection = await timings.measure('wait', () => selectElement(ctx));
     const region: Region | undefined =
       selection.region ??
@@ -23,7 +25,7 @@ export function imageRenderer(encoder: ImageEncoder): Renderer {
         : undefined);
     if (options.full_page && !region) {
       const height = allowedCssHeight(options, limits, request);
-      await timings.measure('wait', () => preloadLazyContent(page, height, clock));
+      await timings.measure('wait', () => preloadLazyContent(page, cdp, height, clock));
     }
     // Transparent where the page paints nothing: Chromium's default white backdrop goes.
     if (options.omit_background) await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });

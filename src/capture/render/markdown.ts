@@ -5,17 +5,17 @@ import type { Renderer } from './render-context.js';
 
 /** The rendered page's content as Markdown (turndown); with main_content, its article only. */
 export const renderMarkdown: Renderer = async (ctx) => {
-  const { page, options, limits, timings, clock } = ctx;
+  const { page, cdp, options, limits, timings, clock } = ctx;
   // turndown and its DOM are loaded on the first markdown capture, not at start.
   const { htmlToMarkdown, renderedHtml } = await import('../../encoders/markdown.js');
   if (options.full_page) {
-    await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, clock));
+    await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock));
   }
   const selection = await selectElement(ctx);
   const article = options.main_content ? await timings.measure('capture', () => mainContent(page, selection.selector)) : undefined;
   const html = article?.found
     ? mainContentDocument(article)
-    : await timings.measure('capture', () => renderedHtml(page, selection.selector));
+    : await timings.measure('capture', () => renderedHtml(cdp, selection.selector));
   const body = await timings.measure('encode', async () => Buffer.from(htmlToMarkdown(html), 'utf8'));
   return {
     body,

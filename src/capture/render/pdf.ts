@@ -4,9 +4,9 @@ import type { Renderer } from './render-context.js';
 
 /** PDF printed by Chromium with the pdf_* options; a print that hangs is printed again (print-fallback.ts). */
 export const renderPdf: Renderer = async (ctx) => {
-  const { page, limits, timings, clock } = ctx;
+  const { page, cdp, limits, timings, clock } = ctx;
   // Printing lays out the whole document: lazy content must be loaded first.
-  await timings.measure('wait', () => preloadLazyContent(page, limits.maxFullPageHeight, clock));
+  await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock));
   const { body, fallback } = await timings.measure('capture', () => printWithFallback(ctx));
   return { body, truncated: false, ...(fallback ? { warnings: ['print_fallback' as const] } : {}) };
 };

@@ -1,5 +1,6 @@
-import type { Page, Request } from 'playwright-core';
+import type { CDPSession, Page, Request } from 'playwright-core';
 import type { CaptureClock } from '../capture-clock.js';
+import { lazyContentSigns } from './lazy-loaders.js';
 
 /** Time a full-page capture may spend growing the page to trigger lazy content. */
 const PRELOAD_BUDGET_MS = 5_000;
@@ -19,22 +20,36 @@ const pageHeight = (page: Page, max: number) =>
   page.evaluate((cap) => Math.min(cap, Math.ceil(document.documentElement.scrollHeight)), max);
 
 /**
- * Makes lazy content load before a full-page capture or a PDF: native `loading=lazy` images are
- * made eager, then the viewport is grown to the page's height for a couple of frames, so every
- * IntersectionObserver target is in view at once (one round instead of a scroll step per
- * viewport: ~400 ms less on a 20 000 px page). Infinite-scroll pages grow; that is repeated a few
- * times within the height cap and a time budget. The viewport is restored and images are awaited.
+ * Makes lazy content load before a full-page capture or a PDF: native `loading=lazy` images and
+ * iframes are made eager; then, when the page had such elements or shows signs of a script loader
+ * (it observes intersections, or has lazy-loader markup: lazy-loaders.ts), the viewport is grown to the page's
+ * height for a couple of frames, so every IntersectionObserver target is in view at once (one
+ * round instead of a scroll step per viewport: ~400 ms less on a 20 000 px page). Infinite-scroll
+ * pages grow; that is repeated a few times within the height cap and a time budget. The viewport
+ * is restored and images are awaited. Growing costs a paint of the whole page (issue 35: 30–590 ms
+ * on real pages, most of the preload), so a page without any of those signs is not grown.
  */
-export async function preloadLazyContent(page: Page, maxHeight: number, clock: Pick<CaptureClock, 'spareMs'>): Promise<void> {
+export async function preloadLazyContent(
+  page: Page,
+  cdp: CDPSession,
+  maxHeight: number,
+  clock: Pick<CaptureClock, 'spareMs'>,
+): Promise<void> {
   const started = Date.now();
   // What the capture's deadline leaves: a page held by stalls has less.
   const growBudgetMs = clock.spareMs(PRELOAD_BUDGET_MS);
-  await page.evaluate(() => {
-    for (const img of Array.from(document.images)) if (img.loading === 'lazy') img.loading = 'eager';
+  const { result } = await cdp.send('Runtime.evaluate', {
+    expression: `(() => { const lazy = document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]'); for (const el of lazy) el.loading = 'eager'; return lazy.length; })()`,
+    returnByValue: true,
   });
+  // Native lazy elements switched to eager are a sign too: printing right after the switch waited
+  // ~2 s inside Chromium on a page whose lazy images fail (bench article page, measured with
+  // Playwright alone too); a grown viewport settles them.
+  const native = Number(result.value) || 0;
+  const signs = await lazyContentSigns(cdp);
   const viewport = page.viewportSize();
   let height = await pageHeight(page, maxHeight);
-  if (viewport && height > viewport.height) {
+  if (viewport && height > viewport.height && (native > 0 || signs.observed > 0 || signs.markup > 0)) {
     // fetch/XHR set off by what came into view: an infinite feed's next batch arrives through them.
     const fetches = new Set<Request>();
     const onRequest = (request: Request) => {

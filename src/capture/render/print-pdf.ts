@@ -31,7 +31,9 @@ const toPx = (length: string) => {
 
 /** Prints the page to PDF with the pdf_* options, in the chosen CSS media type. */
 export async function printPdf(page: Page, options: TakeOptions, maxHeightPx: number): Promise<Buffer> {
-  await page.emulateMedia({ media: options.pdf_media_type });
+  // Printing lays the page out in print media by itself: emulating print first cost one more layout
+  // of the whole page (issue 35). Screen media must be emulated (the media_type step never emulates screen).
+  if (options.pdf_media_type === 'screen') await page.emulateMedia({ media: 'screen' });
   const templates = headerFooter(options);
   const margin = options.pdf_margin ?? (templates ? marginFor(await measureTemplates(page, templates, paperWidthPx(options))) : NO_MARGIN);
   const common = {

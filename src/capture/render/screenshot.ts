@@ -34,9 +34,9 @@ export function allowedCssHeight(
 }
 
 /**
- * Reads the pixels through CDP directly: Playwright's page.screenshot always uses Chromium's
- * slow, best-compression PNG path; optimizeForSpeed is several times faster and the encoders
- * recompress where that pays.
+ * Reads the pixels through CDP directly, at the compression the encoder asks for: Chromium's fast
+ * PNG for pixels that are decoded or recompressed anyway (webp, avif, gif, async png), its best
+ * compression for a png answered as it is.
  */
 export async function captureRaw(
   cdp: CDPSession,
@@ -104,7 +104,7 @@ async function shoot(cdp: CDPSession, options: TakeOptions, request: RawRequest,
   const params = {
     format: request.format,
     ...(request.quality !== undefined ? { quality: request.quality } : {}),
-    optimizeForSpeed: true,
+    optimizeForSpeed: request.optimizeForSpeed ?? true,
     clip,
     // Beyond the viewport, Chromium lays the page out at full height: fixed headers appear once, at the top.
     ...(beyondViewport ? { captureBeyondViewport: true } : {}),

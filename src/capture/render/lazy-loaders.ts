@@ -1,0 +1,72 @@
+import type { CDPSession, Page } from 'playwright-core';
+import type { TakeOptions } from '../../options/schema.js';
+
+/**
+ * Counts IntersectionObserver.observe calls in the page's main world. The method is wrapped in a
+ * Proxy, which keeps its name, length and native-looking source; the count lives on the Proxy's
+ * handler, which only the debugger protocol can reach ([[Handler]]), so the page sees no new global.
+ */
+const PROBE = `(() => {
+  const proto = self.IntersectionObserver && IntersectionObserver.prototype;
+  const observe = proto && Object.getOwnPropertyDescriptor(proto, 'observe');
+  if (!observe || typeof observe.value !== 'function') return;
+  const handler = { count: 0, apply(target, self, args) { handler.count++; return Reflect.apply(target, self, args); } };
+  Object.defineProperty(proto, 'observe', { ...observe, value: new Proxy(observe.value, handler) });
+})()`;
+
+/**
+ * Markup of lazy loaders that swap a placeholder when the element comes into view (lazysizes,
+ * lozad, vanilla-lazyload, WordPress and most CMS themes). Native lazy loading is counted where it
+ * is switched to eager (preload-lazy-content.ts).
+ */
+const LAZY_MARKUP =
+  '[data-src],[data-srcset],[data-lazy],[data-lazy-src],[data-lazy-srcset],[data-original],[data-bg],[data-background],.lazyload,.lazy';
+
+/** Whether the format renders content below the fold: only then is lazy content worth loading. */
+export const rendersBelowTheFold = (options: TakeOptions): boolean =>
+  options.format === 'pdf' || options.full_page || (options.extra_formats?.includes('pdf') ?? false);
+
+/**
+ * Before navigation: lets lazyContentSigns see whether the page observes intersections. Through
+ * Playwright's own session: a script added on the capture's session runs only once that session
+ * has enabled the Page domain, which would cost every capture its events.
+ */
+export async function watchLazyLoaders(page: Page): Promise<void> {
+  await page.addInitScript(PROBE);
+}
+
+/** What the loaded page shows of lazy loading: observed intersections, lazy markup. */
+export interface LazySigns {
+  observed: number;
+  markup: number;
+}
+
+/** Reads the probe's count (0 when it was not installed) and counts lazy markup, in two round trips or so. */
+export async function lazyContentSigns(cdp: CDPSession): Promise<LazySigns> {
+  const markup = await cdp
+    .send('Runtime.evaluate', { expression: `document.querySelectorAll(${JSON.stringify(LAZY_MARKUP)}).length`, returnByValue: true })
+    .then(({ result }) => Number(result.value) || 0)
+    .catch(() => 0);
+  return { observed: await observedCount(cdp), markup };
+}
+
+async function observedCount(cdp: CDPSession): Promise<number> {
+  try {
+    const { result } = await cdp.send('Runtime.evaluate', {
+      expression: 'self.IntersectionObserver && IntersectionObserver.prototype.observe',
+    });
+    if (!result.objectId) return 0;
+    const { internalProperties } = await cdp.send('Runtime.getProperties', { objectId: result.objectId, ownProperties: true });
+    const handler = internalProperties?.find((p) => p.name === '[[Handler]]')?.value?.objectId;
+    if (!handler) return 0;
+    const { result: count } = await cdp.send('Runtime.callFunctionOn', {
+      objectId: handler,
+      functionDeclaration: 'function () { return typeof this.count === "number" ? this.count : 0; }',
+      returnByValue: true,
+    });
+    return Number(count.value) || 0;
+  } catch {
+    // A page that replaced IntersectionObserver itself: assume it observes.
+    return 1;
+  }
+}
