@@ -1,15 +1,17 @@
 /**
  * The bound, not a product: the least work any service with a fresh browser context per capture
  * must do for Shutter's PNG. One warm Chromium over a bare CDP pipe (no Playwright), per request:
- * context → page → navigate → wait for load → Chromium's fast PNG → Shutter's PNG encoder → dispose
- * (off the response path). No validation, auth, egress proxy, font wait or retries beyond a frame.
+ * context → page → Network.enable (issue 35's decision: Shutter's request tracker, stall bound,
+ * partial_load and networkidle need the network events, and Playwright enables them anyway) →
+ * navigate → wait for load → Chromium's PNG as Shutter answers it (its own compression, not
+ * recompressed) → dispose (off the response path). No validation, auth, egress proxy, font wait or
+ * retries beyond a frame.
  * Viewport png only. docs/performance.md compares Shutter and the floor with it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchArgs } from '../../src/capture/launch-args.js';
-import { encodePng } from '../../src/encoders/png.js';
 import { CdpPipe } from '../lib/cdp-pipe.js';
 import { runBaseline, type BaselineRequest } from './take-server.js';
 
@@ -29,11 +31,11 @@ async function capture(request: BaselineRequest): Promise<Buffer> {
       { width: request.width, height: request.height, deviceScaleFactor: 1, mobile: false },
       sessionId,
     );
+    await cdp.send('Network.enable', {}, sessionId);
     const navigation = await cdp.send<{ errorText?: string }>('Page.navigate', { url: request.url }, sessionId);
     if (navigation.errorText) throw new Error(navigation.errorText);
     await cdp.send('Runtime.evaluate', { expression: LOADED, awaitPromise: true }, sessionId);
-    const png = await screenshot(cdp, sessionId);
-    return await encodePng({ kind: 'encoded', data: png, format: 'png' });
+    return await screenshot(cdp, sessionId);
   } finally {
     void cdp.send('Target.disposeBrowserContext', { browserContextId }).catch(() => undefined);
   }
@@ -48,7 +50,7 @@ const LOADED = `document.readyState === 'complete' || new Promise((resolve) => a
 async function screenshot(cdp: CdpPipe, sessionId: string): Promise<Buffer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const { data } = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true }, sessionId);
+      const { data } = await cdp.send<{ data: string }>('Page.captureScreenshot', { format: 'png', optimizeForSpeed: false }, sessionId);
       return Buffer.from(data, 'base64');
     } catch (error) {
       if (attempt >= 3) throw error;

@@ -80,7 +80,13 @@ export const pngEncoder: ImageEncoder = {
   // On the response path Chromium's best-compression PNG is answered as it is (issue 35: as fast as
   // Playwright's, the same bytes); recompression from its fast PNG is for async jobs.
   raw: (settings) => (settings.smallest ? { format: 'png' } : { format: 'png', optimizeForSpeed: false }),
-  encode: async (image, settings) => (image.kind === 'encoded' && !settings.smallest ? image.data : encodePng(image)),
+  encode: async (image, settings) => {
+    if (settings.smallest) return encodePng(image);
+    if (image.kind === 'encoded') return image.data;
+    // Stitched sections or a resized image: Chromium's own algorithm (libpng's adaptive filters at
+    // level 6), through sharp's zlib-ng, without the analysis and retries that look for fewer bytes.
+    return sharpPng(image, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: true });
+  },
 };
 
 /** The png encoder's work, which needs no options (the bench's bare-CDP bound uses it as is). */
