@@ -140,19 +140,27 @@ export function extractMainContent(Readability: ReadabilityClass, rootSelector: 
     (n, a) => n + (a.textContent ?? '').replace(/\s+/g, ' ').trim().length,
     0,
   );
-  // Readability's own readerable test, on the answer: paragraphs long enough to be read, not teasers.
-  let score = 0;
-  for (const p of Array.from(holder.querySelectorAll('p, pre, blockquote, li, td'))) {
-    if (p.querySelector('p, pre, blockquote, li, td')) continue;
-    const length = (p.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-    if (length >= 140) score += Math.sqrt(length - 140);
+  // An article has at least one block of running text (a paragraph, not a teaser's line or a link
+  // list); a portal's answer is headings and one-line teasers. Its length in characters, so that a
+  // short news item passes, and lower for scripts that write a word in one or two characters.
+  const leafBlocks = 'p, pre, blockquote, li, td, dd, div, section, article';
+  let longest = 0;
+  for (const block of Array.from(holder.querySelectorAll(leafBlocks))) {
+    if (block.querySelector(leafBlocks)) continue;
+    const text = (block.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const inLinks = Array.from(block.querySelectorAll('a')).reduce(
+      (n, a) => n + (a.textContent ?? '').replace(/\s+/g, ' ').trim().length,
+      0,
+    );
+    longest = Math.max(longest, text.length - inLinks);
   }
-  if (holderText.length < 250 || linkText > holderText.length * 0.5 || score < 20) {
+  const dense = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/.test(holderText);
+  if (holderText.length < (dense ? 100 : 200) || linkText > holderText.length * 0.5 || longest < (dense ? 50 : 100)) {
     return {
       found: false,
       title: '',
       html: '',
-      reason: `not an article (text ${holderText.length}, links ${linkText}, score ${score.toFixed(0)})`,
+      reason: `not an article (text ${holderText.length}, links ${linkText}, longest block ${longest})`,
     };
   }
   const title = (article.title ?? '').trim();
