@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CaptureResult } from '../capture/engine.js';
+import type { CaptureResult, ExtraOutput } from '../capture/engine.js';
+import type { TakeFormat } from '../formats/registry.js';
 import type { Db } from '../db/db.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { FileStore } from '../storage/file-store.js';
@@ -34,6 +35,25 @@ const liveEntry = preparedQuery((db, key: string, now: string) =>
     .where('key', '=', key)
     .where('expires_at', '>', now),
 );
+
+/** What the index row keeps of a result beside its file: extra_formats as their format, type and size (their bytes are objects of their own). */
+type StoredResult = Omit<CaptureResult, 'body' | 'format' | 'contentType' | 'extra'> & {
+  extra?: Array<{ format: TakeFormat; contentType: string; size: number }>;
+};
+
+/** The store object of one extra_formats output of the entry `key`: hex, as the store wants cache object names. */
+const extraObjectName = (key: string, format: TakeFormat) => createHash('sha256').update(`${key}:extra:${format}`).digest('hex');
+
+const extraFilesOf = (result: string): NonNullable<StoredResult['extra']> => {
+  try {
+    return (JSON.parse(result) as StoredResult).extra ?? [];
+  } catch {
+    return [];
+  }
+};
+
+/** Bytes an entry holds in memory: its file and its extra outputs. */
+const bytesOf = (result: CaptureResult) => result.body.length + (result.extra ?? []).reduce((n, e) => n + e.body.length, 0);
 
 /** A strong ETag of a file's bytes. */
 export const etagOf = (body: Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
@@ -75,14 +95,30 @@ export class CaptureCache {
       this.memory.delete(key);
       return null;
     }
-    const extra = JSON.parse(row.result) as Omit<CaptureResult, 'body' | 'format' | 'contentType'>;
+    const { extra: extraFiles, ...rest } = JSON.parse(row.result) as StoredResult;
+    // extra_formats: each output is an object of its own beside the main file; one missing is a miss.
+    const extra: ExtraOutput[] = [];
+    for (const file of extraFiles ?? []) {
+      const extraBody = await this.store.getObject(extraObjectName(key, file.format));
+      if (!extraBody || extraBody.length !== file.size) {
+        this.memory.delete(key);
+        return null;
+      }
+      extra.push({ format: file.format, contentType: file.contentType, body: extraBody });
+    }
     const entry: CachedCapture = {
-      result: { ...extra, body, format: row.format as CaptureResult['format'], contentType: row.content_type },
+      result: {
+        ...rest,
+        ...(extraFiles ? { extra } : {}),
+        body,
+        format: row.format as CaptureResult['format'],
+        contentType: row.content_type,
+      },
       etag: row.etag,
       createdAt: new Date(row.created_at),
       expiresAt: new Date(row.expires_at),
     };
-    this.memory.set(key, entry, size);
+    this.memory.set(key, entry, bytesOf(entry.result));
     return entry;
   }
 
@@ -95,8 +131,14 @@ export class CaptureCache {
   async put(key: string, accountId: string, result: CaptureResult, ttlSeconds: number, now = new Date()): Promise<CachedCapture> {
     const etag = etagOf(result.body);
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
-    const { body: _body, format, contentType, ...extra } = result;
+    const { body: _body, format, contentType, extra, ...rest } = result;
+    // The extras first, then the main file, then the index row that makes them all visible.
+    for (const output of extra ?? []) await this.store.putObject(extraObjectName(key, output.format), output.body, output.contentType);
     await this.store.putObject(key, result.body, contentType);
+    const stored: StoredResult = {
+      ...rest,
+      ...(extra ? { extra: extra.map((e) => ({ format: e.format, contentType: e.contentType, size: e.body.length })) } : {}),
+    };
     const row = {
       key,
       account_id: accountId,
@@ -106,7 +148,7 @@ export class CaptureCache {
       etag,
       created_at: now.toISOString(),
       expires_at: expiresAt.toISOString(),
-      result: JSON.stringify(extra),
+      result: JSON.stringify(stored),
     };
     await this.db.kysely
       .insertInto('cache_entries')
@@ -114,7 +156,7 @@ export class CaptureCache {
       .onConflict((c) => c.column('key').doUpdateSet({ ...row }))
       .execute();
     const entry: CachedCapture = { result, etag, createdAt: now, expiresAt };
-    this.memory.set(key, entry, result.body.length);
+    this.memory.set(key, entry, bytesOf(result));
     return entry;
   }
 
@@ -122,13 +164,14 @@ export class CaptureCache {
     this.memory.prune((entry) => entry.expiresAt <= now);
     const expired = await this.db.kysely
       .selectFrom('cache_entries')
-      .select('key')
+      .select(['key', 'result'])
       .where('expires_at', '<=', now.toISOString())
       .limit(1000)
       .execute();
-    for (const { key } of expired) {
+    for (const { key, result } of expired) {
       await this.db.kysely.deleteFrom('cache_entries').where('key', '=', key).where('expires_at', '<=', now.toISOString()).execute();
       await this.store.deleteObject(key).catch(() => undefined);
+      for (const { format } of extraFilesOf(result)) await this.store.deleteObject(extraObjectName(key, format)).catch(() => undefined);
     }
     return expired.length;
   }

@@ -81,7 +81,11 @@ export class TakeCapture {
     let outcome: TakeOutcome;
     try {
       outcome = options.cache ? await this.cached(options, timings, trace, billing) : await this.render(options, timings, trace, billing);
-      if (options.upload && !outcome.stored) outcome.stored = await storeCapture(this.deps.store, options, outcome.result);
+      // cache=1 with upload=1: the cached (or just cached) outputs are stored like a fresh capture's.
+      if (options.upload && !outcome.stored) {
+        outcome.stored = await storeCapture(this.deps.store, options, outcome.result);
+        outcome.extraStored = await storeExtras(this.deps.store, options, outcome.result);
+      }
     } catch (error) {
       if (record) await recordRequest(this.deps, record, { status: knownAppError(error)?.status ?? 500, error });
       throw error;

@@ -62,6 +62,60 @@ describe('extra_formats', () => {
     expect((await sharp(file.rawPayload).metadata()).format).toBe('png');
   });
 
+  it('with cache=1 the entry holds every output: MISS charged, HIT the same outputs uncharged; without extras another entry', async () => {
+    const cached = { format: 'png', extra_formats: ['markdown', 'pdf'], response_type: 'json', cache: true, cache_key: 'extras-1' };
+    const before = await used();
+    const miss = await take(cached);
+    expect(miss.statusCode, miss.body.slice(0, 300)).toBe(200);
+    expect(miss.json().cache).toBe('miss');
+    expect(miss.json().extra.markdown.text).toContain('# Quarterly report');
+    expect(await used()).toBe(before + 1);
+    const hit = await take(cached);
+    expect(hit.json().cache).toBe('hit');
+    expect(hit.json().extra).toEqual(miss.json().extra);
+    expect(hit.json().data_base64).toBe(miss.json().data_base64);
+    expect(Buffer.from(hit.json().extra.pdf.data_base64, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
+    expect(await used()).toBe(before + 1);
+    // extra_formats is part of the entry's identity: the same capture without them is a capture of its own.
+    const alone = await take({ ...cached, extra_formats: undefined });
+    expect(alone.json().cache).toBe('miss');
+    expect(alone.json().extra).toBeUndefined();
+    expect(await used()).toBe(before + 2);
+    // And stored with upload=1 from a hit: every output linked.
+    const uploaded = await take({ ...cached, response_type: undefined, upload: true });
+    expect(uploaded.statusCode).toBe(200);
+    expect(uploaded.headers['x-shutter-cache']).toBe('HIT');
+    const link = uploaded.json().extra.markdown.url as string;
+    const file = await service.app.inject({ method: 'GET', url: new URL(link).pathname + new URL(link).search });
+    expect(file.body).toBe(miss.json().extra.markdown.text);
+    expect(await used()).toBe(before + 2);
+  });
+
+  it('with async=1 the job stores every output and its result links each one, charged once', async () => {
+    const before = await used();
+    const res = await take({ format: 'jpg', extra_formats: ['html', 'webp'], async: true });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(202);
+    const id = res.json().job_id as string;
+    let job: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const deadline = Date.now() + 30_000; ;) {
+      job = (await service.app.inject({ method: 'GET', url: `/v1/jobs/${id}`, headers: { apikey: key } })).json();
+      if (job.status === 'succeeded' || job.status === 'failed' || Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+    expect(job.result).toMatchObject({ format: 'jpg', content_type: 'image/jpeg' });
+    expect(Object.keys(job.result.extra).sort()).toEqual(['html', 'webp']);
+    const fetchLink = (link: string) => service.app.inject({ method: 'GET', url: new URL(link).pathname + new URL(link).search });
+    const html = await fetchLink(job.result.extra.html.url);
+    expect(html.statusCode).toBe(200);
+    expect(html.body).toContain('<h1>Quarterly report</h1>');
+    expect(html.rawPayload.length).toBe(job.result.extra.html.size);
+    const webp = await fetchLink(job.result.extra.webp.url);
+    expect(await sharp(webp.rawPayload).metadata()).toMatchObject({ format: 'webp' });
+    expect(job.result.extra.webp).toMatchObject({ content_type: 'image/webp', size: webp.rawPayload.length });
+    expect(await used()).toBe(before + 1);
+  });
+
   it('refuses what cannot work, naming extra_formats, and charges nothing', async () => {
     const before = await used();
     for (const [body, text] of [
@@ -70,7 +124,6 @@ describe('extra_formats', () => {
       [{ extra_formats: ['pdf', 'pdf'], response_type: 'json' }, 'twice'],
       [{ extra_formats: ['jpg', 'webp', 'avif', 'gif', 'pdf'], response_type: 'json' }, 'at most 4'],
       [{ extra_formats: ['mp4'], response_type: 'json' }, 'extra_formats'],
-      [{ extra_formats: ['pdf'], response_type: 'json', cache: true }, 'cache'],
     ] as const) {
       const res = await take(body);
       expect(res.statusCode, JSON.stringify(body)).toBe(400);

@@ -123,6 +123,41 @@ describe('main_content=1', () => {
     expect(json.json().warnings).toEqual(['main_content_not_found']);
   });
 
+  it('a short news item is an article too (three short paragraphs, no long one)', async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/brief.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    expect(res.body).toContain('The morning ferry to Skerry Island was cancelled');
+    expect(res.body).toContain("Freight for the island's shop and school");
+    for (const passage of ['Lighthouse keeper', 'Log in', 'Privacy']) expect(res.body, passage).not.toContain(passage);
+  });
+
+  it('inside the article: link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/inline-extras.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    const md = res.body;
+    for (const passage of [
+      'The flooded quarry at Brackenfield will open',
+      'Lifeguards will be on duty',
+      "The council's minutes",
+      'say the changing rooms will be built',
+      'The parish budget',
+      'The council will ask the county for a grant',
+    ])
+      expect(md, passage).toContain(passage);
+    for (const passage of [
+      'by clicking here',
+      'Top video',
+      'You may also like',
+      'Otters spotted',
+      'Join the conversation',
+      'seen from the north rim',
+      'Gazette archive',
+    ])
+      expect(md, passage).not.toContain(passage);
+  });
+
   it('does not apply to image formats or pdf', async () => {
     for (const format of ['png', 'pdf']) {
       const res = await take({ url: article(), format, main_content: '1' });

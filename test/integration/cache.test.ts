@@ -192,6 +192,47 @@ describe('the copy in memory of each node', () => {
     }
   });
 
+  it('extra_formats: each output is stored beside the file, read back by another node, a missing one is a miss, the sweep removes them all', async () => {
+    const withExtras = (fill: number): CaptureResult => ({
+      ...png(fill),
+      warnings: ['partial_load'],
+      extra: [
+        { format: 'markdown', contentType: 'text/markdown; charset=utf-8', body: Buffer.from(`# page ${fill}\n`) },
+        { format: 'pdf', contentType: 'application/pdf', body: Buffer.alloc(50, fill + 1) },
+      ],
+    });
+    const writer = new CaptureCache(t.accounts.db, store);
+    const reader = new CaptureCache(t.accounts.db, store, { memoryBytes: 0 });
+    try {
+      const now = Date.now();
+      await writer.put(key(40), t.account.id, withExtras(7), 60, new Date(now));
+      expect(writer.memoryBytes).toBe(100 + 9 + 50);
+      const read = vi.spyOn(store, 'getObject');
+      const got = await reader.get(key(40), new Date(now));
+      expect(read).toHaveBeenCalledTimes(3);
+      expect(got?.result.body.equals(png(7).body)).toBe(true);
+      expect(got?.result.warnings).toEqual(['partial_load']);
+      expect(got?.result.extra?.map((e) => [e.format, e.contentType, e.body.toString('hex')])).toEqual(
+        withExtras(7).extra!.map((e) => [e.format, e.contentType, e.body.toString('hex')]),
+      );
+      // An output gone from the store (a failed write, a bucket lifecycle rule): the entry is a miss, not a partial answer.
+      const objects = read.mock.calls.map(([name]) => name).filter((name) => name !== key(40));
+      expect(objects).toHaveLength(2);
+      await store.deleteObject(objects[1]!);
+      expect(await reader.get(key(40), new Date(now))).toBeNull();
+      // Expired: the sweep deletes the file and every output.
+      await writer.put(key(41), t.account.id, withExtras(8), 60, new Date(now));
+      const removed = vi.spyOn(store, 'deleteObject');
+      await writer.sweep(new Date(now + 61_000));
+      expect(removed.mock.calls.filter(([name]) => name === key(41))).toHaveLength(1);
+      expect(removed.mock.calls.length).toBeGreaterThanOrEqual(2 * 3);
+      for (const [name] of removed.mock.calls) expect(await store.getObject(name)).toBeNull();
+    } finally {
+      writer.close();
+      reader.close();
+    }
+  });
+
   it('never answers an expired entry, and forgets it', async () => {
     const cache = new CaptureCache(t.accounts.db, store);
     try {

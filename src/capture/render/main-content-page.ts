@@ -133,26 +133,72 @@ export function extractMainContent(Readability: ReadabilityClass, rootSelector: 
 
   const article = new Readability(doc, { charThreshold: 500, keepClasses: false }).parse();
   if (!article?.content) return { found: false, title: '', html: '', reason: 'readability found nothing' };
-  const holder = document.createElement('div');
+  // In the inert document: nothing in the answer loads or runs.
+  const holder = doc.createElement('div');
   holder.innerHTML = article.content;
+  const squash = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const linkTextOf = (el: Element) => Array.from(el.querySelectorAll('a')).reduce((n, a) => n + squash(a).length, 0);
+  // What Readability keeps that is the site's, not the story's. Captions and photo credits.
+  for (const el of Array.from(holder.querySelectorAll('figcaption, [class*="caption" i], [class*="credit" i]'))) {
+    if (squash(el).length < 400) el.remove();
+  }
+  // Lines that are a link and little else: "Read more: …", "You may also like" lists, section labels,
+  // "Get the app by clicking here". The story's own links sit inside its sentences.
+  // Blocks only: a linked phrase inside a sentence (or a list item that starts with one) is the story's.
+  const linkLine = (el: Element) => {
+    const text = squash(el);
+    return text.length > 0 && text.length < 300 && (el.closest('a') !== null || linkTextOf(el) >= text.length * 0.8);
+  };
+  for (const el of Array.from(holder.querySelectorAll('p, h2, h3, h4, h5, h6, div'))) {
+    if (!holder.contains(el) || el.querySelector('p, li, div, img, picture, video, table, pre')) continue;
+    if (linkLine(el)) el.remove();
+  }
+  // A list of nothing but links is a list of other pages (related stories, a section's latest).
+  for (const list of Array.from(holder.querySelectorAll('ul, ol'))) {
+    const items = Array.from(list.children).filter((li) => squash(li) !== '');
+    if (items.length > 0 && items.every(linkLine)) list.remove();
+  }
+  // Lists and headings left with nothing under them.
+  for (const el of Array.from(holder.querySelectorAll('ul, ol'))) if (squash(el) === '' && !el.querySelector('img')) el.remove();
+  const empty = (el: Element) => squash(el) === '' && !el.querySelector('img, picture, video, svg, table');
+  for (const h of Array.from(holder.querySelectorAll('h2, h3, h4, h5, h6')).reverse()) {
+    // The next element in reading order with something in it.
+    let at: Element | null = h;
+    let next: Element | null = null;
+    while (at && at !== holder && !next) {
+      let sibling = at.nextElementSibling;
+      while (sibling && empty(sibling)) sibling = sibling.nextElementSibling;
+      next = sibling;
+      at = at.parentElement;
+    }
+    if (!next || /^H[1-6]$/.test(next.tagName)) h.remove();
+  }
   const holderText = (holder.textContent ?? '').replace(/\s+/g, ' ').trim();
   const linkText = Array.from(holder.querySelectorAll('a')).reduce(
     (n, a) => n + (a.textContent ?? '').replace(/\s+/g, ' ').trim().length,
     0,
   );
-  // Readability's own readerable test, on the answer: paragraphs long enough to be read, not teasers.
-  let score = 0;
-  for (const p of Array.from(holder.querySelectorAll('p, pre, blockquote, li, td'))) {
-    if (p.querySelector('p, pre, blockquote, li, td')) continue;
-    const length = (p.textContent ?? '').replace(/\s+/g, ' ').trim().length;
-    if (length >= 140) score += Math.sqrt(length - 140);
+  // An article has at least one block of running text (a paragraph, not a teaser's line or a link
+  // list); a portal's answer is headings and one-line teasers. Its length in characters, so that a
+  // short news item passes, and lower for scripts that write a word in one or two characters.
+  const leafBlocks = 'p, pre, blockquote, li, td, dd, div, section, article';
+  let longest = 0;
+  for (const block of Array.from(holder.querySelectorAll(leafBlocks))) {
+    if (block.querySelector(leafBlocks)) continue;
+    const text = (block.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const inLinks = Array.from(block.querySelectorAll('a')).reduce(
+      (n, a) => n + (a.textContent ?? '').replace(/\s+/g, ' ').trim().length,
+      0,
+    );
+    longest = Math.max(longest, text.length - inLinks);
   }
-  if (holderText.length < 250 || linkText > holderText.length * 0.5 || score < 20) {
+  const dense = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/.test(holderText);
+  if (holderText.length < (dense ? 100 : 200) || linkText > holderText.length * 0.5 || longest < (dense ? 50 : 100)) {
     return {
       found: false,
       title: '',
       html: '',
-      reason: `not an article (text ${holderText.length}, links ${linkText}, score ${score.toFixed(0)})`,
+      reason: `not an article (text ${holderText.length}, links ${linkText}, longest block ${longest})`,
     };
   }
   const title = (article.title ?? '').trim();
@@ -160,6 +206,6 @@ export function extractMainContent(Readability: ReadabilityClass, rootSelector: 
   const hasTitle = title !== '' && firstHeading !== null && (firstHeading.textContent ?? '').replace(/\s+/g, ' ').trim() === title;
   const heading = document.createElement('h1');
   heading.textContent = title;
-  const html = `${title && !hasTitle ? heading.outerHTML : ''}${article.content}`;
+  const html = `${title && !hasTitle ? heading.outerHTML : ''}${holder.innerHTML}`;
   return { found: true, title, html };
 }

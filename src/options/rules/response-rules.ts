@@ -20,10 +20,5 @@ export const responseRules: OptionRule[] = [
       add('invalid_parameter', 'extra_formats', `holds ${o.format}, which is format already`, { conflicts_with: 'format' });
     }
     if (new Set(o.extra_formats).size !== o.extra_formats.length) add('invalid_parameter', 'extra_formats', 'names a format twice');
-    if (o.cache) {
-      add('invalid_parameter', 'extra_formats', 'cannot be combined with cache=1 yet: the cache keeps one file per entry', {
-        conflicts_with: 'cache',
-      });
-    }
   },
 ];
