@@ -29,6 +29,22 @@ function collectRenderedHtml(selector: string | null): string {
   const clone = root ? (root.cloneNode(true) as HTMLElement) : document.createElement('body');
   const copies = Array.from(clone.querySelectorAll('*'));
   const drop = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'SVG', 'CANVAS', 'LINK', 'META']);
+  // What turndown, its GFM rules and the table rules (markdown-table-*.ts) read.
+  const keep = new Set([
+    'href',
+    'src',
+    'alt',
+    'title',
+    'colspan',
+    'rowspan',
+    'start',
+    'align',
+    'role',
+    'aria-checked',
+    'type',
+    'checked',
+    'value',
+  ]);
   live.forEach((el, i) => {
     const copy = copies[i] as HTMLElement | undefined;
     if (!copy) return;
@@ -50,6 +66,13 @@ function collectRenderedHtml(selector: string | null): string {
     ) {
       copy.setAttribute('data-shutter-drop', '');
       return;
+    }
+    // Only what the converter reads stays: class, style and data-* make up most of a real page's
+    // HTML (1.2 MB of it on one saved page), all serialized, sent over CDP and parsed again for nothing.
+    for (const name of copy.getAttributeNames()) {
+      if (keep.has(name)) continue;
+      if (name === 'class' && /(^|\s)(language-|lang-|highlight-)/.test(copy.getAttribute('class') ?? '')) continue;
+      copy.removeAttribute(name);
     }
     if (el instanceof HTMLAnchorElement && el.getAttribute('href')) copy.setAttribute('href', el.href);
     if (el instanceof HTMLImageElement) copy.setAttribute('src', el.currentSrc || el.src);

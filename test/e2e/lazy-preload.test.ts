@@ -37,6 +37,13 @@ const MARKUP = page(
 /** Native lazy loading only, of an image that never loads (a dead host). */
 const NATIVE = page(`<div class="spacer"></div><img loading="lazy" src="http://unresolvable.invalid/a.png" alt=""><p>after the image</p>`);
 
+/** Which lazy images were switched to eager, written into the page as it happens. */
+const SWITCHES = page(`<p id="switches">switches:</p><div class="spacer"></div>
+<img id="shown" loading="lazy" src="http://unresolvable.invalid/a.png" alt="" width="10" height="10">
+<div style="display:none"><img id="hidden" loading="lazy" src="http://unresolvable.invalid/b.png" alt=""></div>
+<script>new MutationObserver((records) => { for (const r of records) document.getElementById('switches').textContent += ' switched ' + r.target.id; })
+  .observe(document.body, { subtree: true, attributeFilter: ['loading'] });</script>`);
+
 /** A long page with nothing lazy in it. */
 const PLAIN = page(`<div class="spacer"></div><p>THE END OF A PLAIN PAGE</p>`);
 
@@ -59,6 +66,12 @@ describe('lazy content before printing', () => {
 
   it('a page with native lazy images is grown too (printing right after switching them to eager waits ~2 s in Chromium)', async () => {
     expect(await pdfOf(NATIVE)).toContain('resized');
+  });
+
+  it('a lazy image that is not rendered (display: none) stays lazy; a rendered one is switched to eager', async () => {
+    const text = await pdfOf(SWITCHES);
+    expect(text).toContain('switched shown');
+    expect(text).not.toContain('switched hidden');
   });
 
   it('a page with no sign of a lazy loader is printed without resizing it', async () => {

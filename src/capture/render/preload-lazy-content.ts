@@ -12,12 +12,20 @@ const IMAGE_WAIT_MS = 3_000;
 /** How long one round waits for the fetches it set off (an infinite feed's next page) before looking again. */
 const FETCH_WAIT_MS = 1_500;
 
-/** Two animation frames: IntersectionObserver callbacks run in the first, their effects paint by the second. */
-const twoFrames = (page: Page) =>
-  page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+/**
+ * Expressions go over the capture's own CDP session: Playwright's first page.evaluate in a page
+ * injects its utility script first (~10 ms, more under load).
+ */
+async function evaluate(cdp: CDPSession, expression: string): Promise<unknown> {
+  const { result } = await cdp.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true });
+  return result.value;
+}
 
-const pageHeight = (page: Page, max: number) =>
-  page.evaluate((cap) => Math.min(cap, Math.ceil(document.documentElement.scrollHeight)), max);
+/** Two animation frames: IntersectionObserver callbacks run in the first, their effects paint by the second. */
+const twoFrames = (cdp: CDPSession) => evaluate(cdp, 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))');
+
+const pageHeight = async (cdp: CDPSession, max: number) =>
+  Math.min(max, Number(await evaluate(cdp, 'Math.ceil(document.documentElement.scrollHeight)')) || 0);
 
 /**
  * Makes lazy content load before a full-page capture or a PDF: native `loading=lazy` images and
@@ -39,16 +47,18 @@ export async function preloadLazyContent(
   // What the capture's deadline leaves: a page held by stalls has less.
   const growBudgetMs = clock.spareMs(PRELOAD_BUDGET_MS);
   const { result } = await cdp.send('Runtime.evaluate', {
-    expression: `(() => { const lazy = document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]'); for (const el of lazy) el.loading = 'eager'; return lazy.length; })()`,
+    // Only elements that are rendered: printing waits ~2 s inside Chromium after a lazy image
+    // without a box (display: none, itself or an ancestor) is switched to eager (measured with
+    // Playwright alone; it never shows anyway).
+    expression: `(() => { let n = 0; for (const el of document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]')) if (el.getClientRects().length > 0) { el.loading = 'eager'; n++; } return n; })()`,
     returnByValue: true,
   });
-  // Native lazy elements switched to eager are a sign too: printing right after the switch waited
-  // ~2 s inside Chromium on a page whose lazy images fail (bench article page, measured with
-  // Playwright alone too); a grown viewport settles them.
+  // Native lazy elements switched to eager are a sign too: printing right after the switch also
+  // waited ~2 s on some pages whose lazy images fail (bench article page); a grown viewport settled it.
   const native = Number(result.value) || 0;
   const signs = await lazyContentSigns(cdp);
   const viewport = page.viewportSize();
-  let height = await pageHeight(page, maxHeight);
+  let height = await pageHeight(cdp, maxHeight);
   if (viewport && height > viewport.height && (native > 0 || signs.observed > 0 || signs.markup > 0)) {
     // fetch/XHR set off by what came into view: an infinite feed's next batch arrives through them.
     const fetches = new Set<Request>();
@@ -63,8 +73,8 @@ export async function preloadLazyContent(
       for (let round = 0; round < MAX_ROUNDS && Date.now() - started < growBudgetMs; round++) {
         fetches.clear();
         await page.setViewportSize({ width: viewport.width, height });
-        await twoFrames(page);
-        let grown = await pageHeight(page, maxHeight);
+        await twoFrames(cdp);
+        let grown = await pageHeight(cdp, maxHeight);
         if (grown <= height && fetches.size > 0) {
           // Not grown yet, but the page asked for more: give the answers time to arrive and render.
           // Until the page grows or its fetches end (a response whose body the page never reads may
@@ -72,10 +82,10 @@ export async function preloadLazyContent(
           const until = Math.min(Date.now() + FETCH_WAIT_MS, started + growBudgetMs);
           while (fetches.size > 0 && grown <= height && Date.now() < until) {
             await new Promise((r) => setTimeout(r, 50));
-            grown = await pageHeight(page, maxHeight);
+            grown = await pageHeight(cdp, maxHeight);
           }
-          await twoFrames(page);
-          grown = await pageHeight(page, maxHeight);
+          await twoFrames(cdp);
+          grown = await pageHeight(cdp, maxHeight);
         }
         if (grown <= height) break;
         height = grown;
@@ -87,11 +97,15 @@ export async function preloadLazyContent(
       await page.setViewportSize(viewport);
     }
   }
-  await page.evaluate(async (waitMs) => {
-    window.scrollTo(0, 0);
-    const pending = Array.from(document.images)
-      .filter((img) => img.src && !(img.complete && img.naturalWidth > 0))
-      .map((img) => img.decode().catch(() => undefined));
-    await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, waitMs))]);
-  }, clock.spareMs(IMAGE_WAIT_MS));
+  // Images still lazy are not rendered (left lazy above): they would never load.
+  await evaluate(
+    cdp,
+    `(async () => {
+      window.scrollTo(0, 0);
+      const pending = Array.from(document.images)
+        .filter((img) => img.src && img.loading !== 'lazy' && !(img.complete && img.naturalWidth > 0))
+        .map((img) => img.decode().catch(() => undefined));
+      await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, ${Math.round(clock.spareMs(IMAGE_WAIT_MS))}))]);
+    })()`,
+  );
 }
