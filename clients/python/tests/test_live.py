@@ -161,7 +161,8 @@ class AnimateTest(unittest.TestCase):
         video = self.client.animate(url=page("/box.html"), format="gif", duration=1, fps=5, viewport_width=320, viewport_height=200)
         self.assertEqual(video[:6], b"GIF89a")
         entries = "stream=codec_name,width,height,nb_read_frames"
-        probed = json.loads(ffmpeg_tool("ffprobe", ["-count_frames", "-show_entries", entries, "-of", "json", "-i", "pipe:0"], video))["streams"][0]
+        probe = ffmpeg_tool("ffprobe", ["-count_frames", "-show_entries", entries, "-of", "json", "-i", "pipe:0"], video)
+        probed = json.loads(probe)["streams"][0]
         self.assertEqual((probed["codec_name"], probed["width"], probed["height"], int(probed["nb_read_frames"])), ("gif", 320, 200, 5))
         # The box slides 200 px in 2 s: 20 px further right in each frame at 5 fps.
         grey = ffmpeg_tool("ffmpeg", ["-i", "pipe:0", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1"], video)
