@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { staticResolver } from '../../src/egress/resolver.js';
+import { verifyWebhook } from '../../src/jobs/webhook-signature.js';
 import { startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 import { probe } from '../helpers/video.js';
 import { startService, type Service } from './harness.js';
 
@@ -193,14 +196,18 @@ describe('on an S3-protocol store (s3rver)', () => {
   let service: Service;
   let s3: S3rver;
   let dir: string;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
+    receiver = await startReceiver();
     dir = await mkdtemp(join(tmpdir(), 'shutter-animate-s3-'));
     s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: 'shots', configs: [] }] });
     const { port } = (await s3.run()) as AddressInfo;
     service = await startService({
       store: true,
       accounts: 'config',
+      // The webhook receiver under a name, as a customer's endpoint would be; pages and S3 by address.
+      resolve: staticResolver({ 'hooks.test': '127.0.0.1' }),
       env: {
         SHUTTER_STORAGE: 's3',
         SHUTTER_S3_BUCKET: 'shots',
@@ -214,17 +221,25 @@ describe('on an S3-protocol store (s3rver)', () => {
   }, 60_000);
   afterAll(async () => {
     await service?.close();
+    await receiver?.close();
     await s3?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('async=1 answers 202 and the job ends as a stored video, charged once', async () => {
+  it('async=1 answers 202 and the job ends as a stored video, charged once, with a signed webhook', async () => {
     const before = await used(service);
     const res = await service.app.inject({
       method: 'POST',
       url: '/v1/animate',
       headers: { apikey: service.apiKey, 'content-type': 'application/json' },
-      payload: JSON.stringify({ ...box(), format: 'mp4', scenario: 'scroll', async: true, external_id: 'video-1' }),
+      payload: JSON.stringify({
+        ...box(),
+        format: 'mp4',
+        scenario: 'scroll',
+        async: true,
+        external_id: 'video-1',
+        webhook_url: receiver.url().replace('127.0.0.1', 'hooks.test'),
+      }),
     });
     expect(res.statusCode, res.body).toBe(202);
     const created = res.json() as Json;
@@ -243,6 +258,18 @@ describe('on an S3-protocol store (s3rver)', () => {
     expect(info).toMatchObject({ codec: 'h264', width: 320, height: 200, rate: '4/1', frames: 4 });
     expect(Math.abs(info.duration - 1)).toBeLessThanOrEqual(0.25);
     expect(await used(service)).toBe(before + 1);
+
+    await receiver.until((hooks) => hooks.length > 0, 60_000);
+    const [hook] = receiver.received;
+    expect(
+      verifyWebhook((await status(service)).key.signing_secret as string, hook!.body, String(hook!.headers['x-shutter-signature'])),
+    ).toBe(true);
+    expect(JSON.parse(hook!.body)).toMatchObject({
+      job_id: created.job_id,
+      status: 'succeeded',
+      external_id: 'video-1',
+      result: { format: 'mp4', content_type: 'video/mp4', url: job.result.url },
+    });
   }, 180_000);
 
   it('an async animation that fails is a failed job, not charged', async () => {
