@@ -72,8 +72,14 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
   });
   // A write after ffmpeg died fails with EPIPE: the exit code and its stderr tell why.
   child.stdin!.on('error', () => undefined);
+  // Once only: finish and abort may both get here (a capture that times out aborts from its signal and
+  // again from its error path), and a second close would throw in a detached promise, or close a
+  // descriptor number some other capture has opened since.
+  let released = false;
   const release = () => {
-    if (output !== undefined) closeSync(output);
+    if (released || output === undefined) return;
+    released = true;
+    closeSync(output);
   };
 
   return {
@@ -85,6 +91,7 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
       try {
         const code = await exited;
         if (code !== 0) throw new Error(`ffmpeg exited with ${code}: ${stderr.trim().slice(0, 500)}`);
+        if (released) throw new Error('ffmpeg was stopped');
         return output === undefined ? Buffer.concat(chunks) : readAll(output);
       } finally {
         release();
@@ -92,7 +99,11 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
     },
     abort() {
       child.kill('SIGKILL');
-      void exited.catch(() => undefined).finally(release);
+      // Detached: nothing may reject here (an unhandled rejection ends the process).
+      void exited
+        .catch(() => undefined)
+        .then(release)
+        .catch(() => undefined);
     },
   };
 }
