@@ -11,7 +11,7 @@ export interface VideoSettings {
   /** Output size; absent, the frames' own. Both: scaled to cover, then cut at the centre. */
   width?: number;
   height?: number;
-  /** ffmpeg's threads: its CPU is bounded like a capture's (SHUTTER_CONCURRENCY). */
+  /** ffmpeg's threads at most: its CPU is bounded like a capture's (SHUTTER_CONCURRENCY); never more than MAX_THREADS. */
   threads: number;
 }
 
@@ -29,6 +29,13 @@ export interface VideoEncoder {
 const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY;
 
 const STDERR_KEPT = 2000;
+
+/**
+ * ffmpeg keeps up with Chromium's frames on one or two threads (x264 veryfast: ~19 ms a 1280×800
+ * frame on one), and more cost bytes: x264 with 4 threads made the bench's 125 frames 49 % bigger
+ * (502,610 vs 336,839 bytes) for more CPU (docs/performance.md, "Animations").
+ */
+const MAX_THREADS = 2;
 
 /**
  * Encodes PNG frames piped to ffmpeg's stdin. Each frame's time is its index / fps (image2pipe with
@@ -54,7 +61,7 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
     '-i',
     'pipe:0',
     '-threads',
-    String(Math.max(1, settings.threads)),
+    String(Math.min(MAX_THREADS, Math.max(1, settings.threads))),
     ...formatArgs(settings, output !== undefined),
     '-y',
     output === undefined ? 'pipe:1' : '/proc/self/fd/3',
