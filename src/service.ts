@@ -267,6 +267,14 @@ export function createTrackerStore(config: Config, logger: Logger): AdblockEngin
 export function createEngine(config: Config, logger: Logger, overrides: EngineOverrides = {}): ChromiumEngine {
   const allowed = config.SHUTTER_ALLOWED_PRIVATE_NETWORKS;
   const resolve: Resolver & { stats?: () => ResolverStats } = overrides.resolve ?? createConfiguredResolver(config);
+  const ffmpegPath = findFfmpeg(config.SHUTTER_FFMPEG_PATH);
+  // Not a start failure: every other capture works; /v1/animate answers 503 and /readyz says ffmpeg: false.
+  if (config.SHUTTER_FFMPEG_PATH && !ffmpegPath) {
+    logger.warn(
+      { path: config.SHUTTER_FFMPEG_PATH },
+      'SHUTTER_FFMPEG_PATH is not an executable file: /v1/animate answers 503 ffmpeg_unavailable',
+    );
+  }
   return new ChromiumEngine({
     executablePath: findChromium(config.SHUTTER_CHROMIUM_PATH),
     concurrency: config.SHUTTER_CONCURRENCY,
@@ -276,7 +284,7 @@ export function createEngine(config: Config, logger: Logger, overrides: EngineOv
     checkTarget: createTargetCheck(allowed, resolve),
     egress: new EgressProxy({ allowed, resolve, logger, countries: new CountryProxies(config.SHUTTER_PROXIES) }),
     jsHeapMb: config.SHUTTER_PAGE_MEMORY_MB,
-    ...optional('ffmpegPath', findFfmpeg(undefined)),
+    ...optional('ffmpegPath', ffmpegPath),
     ...(resolve.stats ? { resolverStats: resolve.stats } : {}),
     adblock: overrides.adblock ?? createAdblockStore(config, logger),
     trackers: overrides.trackers ?? createTrackerStore(config, logger),

@@ -38,6 +38,12 @@ export const configSchema = z.object({
   SHUTTER_HOST: z.string().min(1).default('0.0.0.0').describe('Interface to bind; 127.0.0.1 to keep it local.'),
   SHUTTER_DATA_DIR: z.string().min(1).default('./data').describe('Directory for the SQLite database and stored files.'),
   SHUTTER_CHROMIUM_PATH: z.string().optional().describe('Chromium binary. Default: chromium-headless-shell, then chromium, found on PATH.'),
+  SHUTTER_FFMPEG_PATH: z
+    .string()
+    .optional()
+    .describe(
+      'ffmpeg binary for /v1/animate. Default: ffmpeg on PATH, then /usr/bin/ffmpeg; none (or not executable): animations answer 503.',
+    ),
   SHUTTER_CONCURRENCY: int(1, 64).default(4).describe('Captures rendered at the same time by the browser pool.'),
   SHUTTER_QUEUE_SIZE: int(0, 10_000)
     .default(100)

@@ -11,7 +11,7 @@ export interface VideoSettings {
   /** Output size; absent, the frames' own. Both: scaled to cover, then cut at the centre. */
   width?: number;
   height?: number;
-  /** ffmpeg's threads: its CPU is bounded like a capture's (SHUTTER_CONCURRENCY). */
+  /** ffmpeg's threads at most: its CPU is bounded like a capture's (SHUTTER_CONCURRENCY); never more than MAX_THREADS. */
   threads: number;
 }
 
@@ -29,6 +29,13 @@ export interface VideoEncoder {
 const O_TMPFILE = 0o20000000 | constants.O_DIRECTORY;
 
 const STDERR_KEPT = 2000;
+
+/**
+ * ffmpeg keeps up with Chromium's frames on one or two threads (x264 veryfast: ~19 ms a 1280×800
+ * frame on one), and more cost bytes: x264 with 4 threads made the bench's 125 frames 49 % bigger
+ * (502,610 vs 336,839 bytes) for more CPU (docs/performance.md, "Animations").
+ */
+const MAX_THREADS = 2;
 
 /**
  * Encodes PNG frames piped to ffmpeg's stdin. Each frame's time is its index / fps (image2pipe with
@@ -54,7 +61,7 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
     '-i',
     'pipe:0',
     '-threads',
-    String(Math.max(1, settings.threads)),
+    String(Math.min(MAX_THREADS, Math.max(1, settings.threads))),
     ...formatArgs(settings, output !== undefined),
     '-y',
     output === undefined ? 'pipe:1' : '/proc/self/fd/3',
@@ -72,8 +79,14 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
   });
   // A write after ffmpeg died fails with EPIPE: the exit code and its stderr tell why.
   child.stdin!.on('error', () => undefined);
+  // Once only: finish and abort may both get here (a capture that times out aborts from its signal and
+  // again from its error path), and a second close would throw in a detached promise, or close a
+  // descriptor number some other capture has opened since.
+  let released = false;
   const release = () => {
-    if (output !== undefined) closeSync(output);
+    if (released || output === undefined) return;
+    released = true;
+    closeSync(output);
   };
 
   return {
@@ -85,6 +98,7 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
       try {
         const code = await exited;
         if (code !== 0) throw new Error(`ffmpeg exited with ${code}: ${stderr.trim().slice(0, 500)}`);
+        if (released) throw new Error('ffmpeg was stopped');
         return output === undefined ? Buffer.concat(chunks) : readAll(output);
       } finally {
         release();
@@ -92,7 +106,11 @@ export function startVideoEncoder(settings: VideoSettings): VideoEncoder {
     },
     abort() {
       child.kill('SIGKILL');
-      void exited.catch(() => undefined).finally(release);
+      // Detached: nothing may reject here (an unhandled rejection ends the process).
+      void exited
+        .catch(() => undefined)
+        .then(release)
+        .catch(() => undefined);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { ERROR_STATUS } from '../errors/error-codes.js';
 import { OUTPUT_FORMATS } from '../formats/registry.js';
 import { JOB_JSON_SCHEMA } from '../jobs/job-json.js';
-import { takeOptionsJsonSchema } from '../options/openapi.js';
+import { animateOptionsJsonSchema, takeOptionsJsonSchema } from '../options/openapi.js';
 
 /** The OpenAPI pieces several routes share: component schemas, the error answers, the file answer. */
 
@@ -11,10 +11,12 @@ export const MAX_BULK_REQUESTS = 50;
 /** A reference to one of COMPONENT_SCHEMAS. */
 export const ref = (name: keyof ReturnType<typeof componentSchemas>) => ({ $ref: `#/components/schemas/${name}` });
 
-/** components.schemas of the document: the take options from their zod schema, the job from its JSON's module. */
+/** components.schemas of the document: the take and animate options from their zod schemas, the job from its JSON's module. */
 export function componentSchemas() {
+  const take = takeOptionsJsonSchema();
   return {
-    TakeOptions: takeOptionsJsonSchema(),
+    TakeOptions: take,
+    AnimateOptions: animateOptionsJsonSchema(take),
     Job: JOB_JSON_SCHEMA,
     JobCreated: {
       type: 'object',

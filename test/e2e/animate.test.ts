@@ -1,8 +1,9 @@
-import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EASING } from '../../src/capture/render/scroll-plan.js';
 import { startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { greyFrames, probe } from '../helpers/video.js';
 import { startService, type Service } from './harness.js';
 
 /**
@@ -36,70 +37,23 @@ async function animateOk(query: Record<string, string | number | boolean>): Prom
   return res.rawPayload;
 }
 
-/** Runs a tool with `input` on stdin; its stdout. */
-function run(command: string, args: string[], input: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`${command} ${code}: ${err}`))));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-  });
-}
-
-interface Probe {
-  codec: string;
-  width: number;
-  height: number;
-  rate: string;
-  duration: number;
-  frames: number;
-}
-
-async function probe(video: Buffer): Promise<Probe> {
-  const json = await run(
-    'ffprobe',
-    [
-      '-v',
-      'error',
-      '-count_frames',
-      '-show_entries',
-      'stream=codec_name,width,height,r_frame_rate,nb_read_frames:format=duration',
-      '-of',
-      'json',
-      '-i',
-      'pipe:0',
-    ],
-    video,
-  );
-  const parsed = JSON.parse(json.toString()) as { streams: Record<string, string | number>[]; format: { duration?: string } };
-  const stream = parsed.streams[0]!;
-  return {
-    codec: String(stream.codec_name),
-    width: Number(stream.width),
-    height: Number(stream.height),
-    rate: String(stream.r_frame_rate),
-    duration: Number(parsed.format.duration),
-    frames: Number(stream.nb_read_frames),
-  };
-}
-
-/** Every frame as 8-bit grey, width × height bytes each. */
-async function greyFrames(video: Buffer, width: number, height: number): Promise<Buffer[]> {
-  const raw = await run('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], video);
-  const size = width * height;
-  return Array.from({ length: raw.length / size }, (_, i) => raw.subarray(i * size, (i + 1) * size));
-}
-
 /** The mean grey of a block at the frame's top left. */
 function topLeftGrey(frame: Buffer, width: number): number {
   let sum = 0;
   for (let y = 0; y < 16; y++) for (let x = 0; x < 16; x++) sum += frame[y * width + x]!;
   return sum / 256;
+}
+
+/** ffmpeg processes this test process started that are still running. */
+async function ffmpegChildren(): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir('/proc').catch(() => [])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const [, name, rest] = /^\d+ \((.*)\) (.*)$/.exec(stat) ?? [];
+    if (name === 'ffmpeg' && Number(rest?.split(' ')[1]) === process.pid) found.push(pid);
+  }
+  return found;
 }
 
 // gradient.html: a ramp from black to white over 2040 px; viewport 320×200, so the page scrolls 0–1840.
@@ -231,6 +185,28 @@ describe('refusals', () => {
     expect(res.statusCode, res.body).toBe(403);
     expect(error(res).code).toBe('target_forbidden');
   });
+
+  it('a recording cut by its timeout is 504 capture_timeout, leaves no ffmpeg behind, and the next one works', async () => {
+    // 150 frames of 5760×3240 px (1920×1080 at scale 3) cannot be painted in the 6 s left: the timeout
+    // ends it mid-recording, the moment ffmpeg is stopped twice (its signal, then the error path).
+    // Vitest fails the run on an unhandled rejection, which that once was.
+    const res = await animate({
+      url: page('gradient.html'),
+      viewport_width: 1920,
+      viewport_height: 1080,
+      device_scale_factor: 3,
+      scenario: 'scroll',
+      duration: 5,
+      fps: 30,
+      timeout: 6,
+    });
+    expect(res.statusCode, res.body).toBe(504);
+    expect(error(res).code).toBe('capture_timeout');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await ffmpegChildren()).toEqual([]);
+    const next = await animateOk({ url: page('moving-box.html'), ...VIEW, duration: 1, fps: 2 });
+    expect((await probe(next)).frames).toBe(2);
+  }, 120_000);
 
   it('a scroll_till_selector that matches nothing is 422 selector_not_found', async () => {
     const res = await animate({

@@ -31,6 +31,8 @@ export interface ServiceOptions {
   resolve?: Resolver;
   /** Keep files (upload=1, debug bundles) in the local store under the data dir; none by default. */
   store?: boolean;
+  /** 'config': accounts as `shutter serve` opens them (the SQLite file in the data dir, SHUTTER_PLANS_FILE); default in memory. */
+  accounts?: 'memory' | 'config';
 }
 
 /** The real service in-process (createService): Chromium engine, in-memory accounts, Fastify app. */
@@ -50,7 +52,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     service = await createService(config, {
       logger,
       engine,
-      accounts: 'memory',
+      accounts: options.accounts ?? 'memory',
       ...(options.resolve ? { resolve: options.resolve } : {}),
       ...(options.store ? {} : { store: null }),
       version: 'test',

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { AppError } from '../../src/errors/app-error.js';
 import { openApiDocument } from '../../src/http/route-table.js';
+import { animateParameters } from '../../src/options/parameters/animate.js';
+import { ANIMATE_TAKE_PARAMETERS, parseAnimateOptions } from '../../src/options/parse-animate-options.js';
 
 /**
  * Issue 32: the OpenAPI document is generated from the routes' declarations (@fastify/swagger) and
@@ -76,6 +79,7 @@ const ALLOWED: Array<{ kind: Difference['kind']; path: RegExp; value?: unknown; 
  * what it checks is that everything that was there is still said the same way.
  */
 const WAVE_3_PATHS = ['/mcp', '/v1/animate'];
+const WAVE_3_SCHEMAS = ['AnimateOptions'];
 const WAVE_3_ERRORS = new Set(['backend_unavailable', 'ffmpeg_unavailable']);
 const WAVE_3_PARAMETERS = new Set(['main_content', 'extra_formats', 'pdf_header', 'pdf_footer', 'pdf_outline', 'pdf_tagged']);
 
@@ -100,6 +104,7 @@ function withoutWave3(document: Record<string, unknown>): Doc {
       }
     }
   }
+  for (const name of WAVE_3_SCHEMAS) delete doc.components.schemas[name];
   const options = doc.components.schemas.TakeOptions;
   for (const name of WAVE_3_PARAMETERS) delete options?.properties?.[name];
   const codes = (doc.components.schemas.Error as unknown as ErrorSchema).properties.error.properties.code;
@@ -143,5 +148,53 @@ describe('the generated OpenAPI document', () => {
       ]);
     };
     expect(names(withoutWave3(await openApiDocument('0.1.0')))).toEqual(names(before));
+  });
+});
+
+describe('/v1/animate in the document (issue 36)', () => {
+  type Parameter = { name: string; in: string; schema: Record<string, unknown> };
+  type Animate = {
+    paths: Record<
+      string,
+      { get: { parameters: Parameter[] }; post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }
+    >;
+    components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };
+  };
+  const refusedAsNotAnimate = (name: string, value: unknown) => {
+    try {
+      parseAnimateOptions({ url: 'https://example.com/', [name]: value }, { countries: [] });
+      return undefined;
+    } catch (error) {
+      const details = (error as AppError).extra.details ?? [];
+      return details.find((d) => d.parameter === name && (d.code === 'unknown_parameter' || d.code === 'parameter_not_applicable'))?.code;
+    }
+  };
+
+  it('lists exactly the parameters the animate parser takes, from the same schema entries as /v1/take', async () => {
+    const doc = (await openApiDocument('0.1.0')) as unknown as Animate;
+    const query = doc.paths['/v1/animate']!.get.parameters;
+    const names = query.map((p) => p.name);
+    expect(query.every((p) => p.in === 'query')).toBe(true);
+    expect(names).toEqual([
+      ...ANIMATE_TAKE_PARAMETERS.map((n) => (n === 'hide_selectors' ? 'hide_selectors[]' : n)),
+      ...Object.keys(animateParameters),
+    ]);
+    // The body is the AnimateOptions component, with the same names.
+    const body = doc.paths['/v1/animate']!.post.requestBody.content['application/json']!.schema.$ref;
+    expect(body).toBe('#/components/schemas/AnimateOptions');
+    const animate = doc.components.schemas.AnimateOptions!.properties;
+    const take = doc.components.schemas.TakeOptions!.properties;
+    expect(Object.keys(animate)).toEqual([...ANIMATE_TAKE_PARAMETERS, ...Object.keys(animateParameters)]);
+    // A page option is take's own entry, word for word; format is the video's.
+    for (const name of ANIMATE_TAKE_PARAMETERS) expect(animate[name], name).toEqual(take[name]);
+    expect(animate.format).toMatchObject({ 'x-choices': ['mp4', 'webm', 'gif'], default: 'mp4' });
+    expect(animate.duration).toMatchObject({ default: 5 });
+    expect(animate.scroll_easing).toMatchObject({ default: 'ease_in_out_quad' });
+    // Every take parameter the document leaves out is one the parser refuses on /v1/animate, and none it lists is refused.
+    for (const name of Object.keys(take).filter((n) => !(n in animate))) {
+      expect(refusedAsNotAnimate(name, '1'), name).toBe('parameter_not_applicable');
+    }
+    for (const name of ANIMATE_TAKE_PARAMETERS) expect(refusedAsNotAnimate(name, '1'), name).toBeUndefined();
+    expect(refusedAsNotAnimate('scroll_back', '1')).toBe('parameter_not_applicable'); // only with scenario=scroll
   });
 });

@@ -11,11 +11,12 @@ Standard library only; Python 3.9 or newer.
 from ._version import __version__
 from .client import DEFAULT_BASE_URL, Client, Jobs, SavedFile
 from .errors import ShutterError
-from .options import TAKE_OPTION_NAMES, Cookie, TakeOptions
+from .options import TAKE_OPTION_NAMES, AnimateOptions, Cookie, TakeOptions
 from .signing import encode_query, verify_webhook
 
 __all__ = [
     "__version__",
+    "AnimateOptions",
     "Client",
     "Cookie",
     "DEFAULT_BASE_URL",

@@ -25,7 +25,7 @@ from .signing import Expires, build_signed_url
 if TYPE_CHECKING:  # type checkers ship typing_extensions; nothing is imported at run time
     from typing_extensions import Unpack
 
-    from .options import TakeOptions
+    from .options import AnimateOptions, TakeOptions
 
 __all__ = ["Client", "Jobs", "SavedFile", "DEFAULT_BASE_URL"]
 
@@ -155,7 +155,7 @@ class Client:
             except (OSError, http.client.HTTPException) as failure:
                 raise _read_failure(failure, response) from failure
 
-    def animate(self, **options: Any) -> bytes:
+    def animate(self, **options: Unpack[AnimateOptions]) -> bytes:
         """Records a video of a page (``POST /v1/animate``) and returns its bytes: mp4 by default.
 
         The page's options are take's (``url``, ``viewport_width``, ``hide_selectors``, …), plus the

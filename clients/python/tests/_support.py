@@ -70,6 +70,12 @@ for (let top = 0; top < height; top += band) {
 </script></body></html>"""
 
 
+# A box sliding 200 px in 2 s by a linear CSS animation (/v1/animate seeks it frame by frame).
+MOVING_BOX_PAGE = b"""<!doctype html><html><head><style>html,body{margin:0;background:#fff}
+#box{position:absolute;top:20px;left:0;width:20px;height:40px;background:#000;animation:slide 2s linear infinite}
+@keyframes slide{from{left:0}to{left:200px}}</style></head><body><div id="box"></div></body></html>"""
+
+
 class _QuietHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 

@@ -11,6 +11,7 @@ import datetime as dt
 import glob
 import json
 import os
+import subprocess
 import tempfile
 import time
 import tracemalloc
@@ -20,6 +21,7 @@ import urllib.request
 from typing import Any, Dict, List, Optional
 
 from _support import (
+    MOVING_BOX_PAGE,
     SIMPLE_PAGE,
     TALL_PAGE,
     FixtureServer,
@@ -37,7 +39,13 @@ PAGES: Optional[FixtureServer] = None
 
 def setUpModule() -> None:  # noqa: N802 - unittest's name
     global SERVER, PAGES
-    PAGES = FixtureServer({"/page.html": ("text/html; charset=utf-8", SIMPLE_PAGE), "/tall.html": ("text/html; charset=utf-8", TALL_PAGE)})
+    PAGES = FixtureServer(
+        {
+            "/page.html": ("text/html; charset=utf-8", SIMPLE_PAGE),
+            "/tall.html": ("text/html; charset=utf-8", TALL_PAGE),
+            "/box.html": ("text/html; charset=utf-8", MOVING_BOX_PAGE),
+        }
+    )
     try:
         SERVER = ShutterServer()
     except BaseException:
@@ -137,6 +145,40 @@ class TakeTest(unittest.TestCase):
         self.assertTrue(answer["request_id"])
         self.assertIn("timings", answer)
         self.assertEqual(png_size(base64.b64decode(answer["data_base64"])), (1280, 800))
+
+
+def ffmpeg_tool(name: str, args: List[str], video: bytes) -> bytes:
+    """Runs the real ffprobe/ffmpeg on a video given on stdin; its stdout."""
+    return subprocess.run([name, "-v", "error", *args], input=video, stdout=subprocess.PIPE, check=True, timeout=60).stdout
+
+
+class AnimateTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.client = server().client
+
+    def test_animate_answers_the_video_as_it_plays(self) -> None:
+        used = self.client.status()["usage"]["used"]
+        video = self.client.animate(url=page("/box.html"), format="gif", duration=1, fps=5, viewport_width=320, viewport_height=200)
+        self.assertEqual(video[:6], b"GIF89a")
+        entries = "stream=codec_name,width,height,nb_read_frames"
+        probe = ffmpeg_tool("ffprobe", ["-count_frames", "-show_entries", entries, "-of", "json", "-i", "pipe:0"], video)
+        probed = json.loads(probe)["streams"][0]
+        self.assertEqual((probed["codec_name"], probed["width"], probed["height"], int(probed["nb_read_frames"])), ("gif", 320, 200, 5))
+        # The box slides 200 px in 2 s: 20 px further right in each frame at 5 fps.
+        grey = ffmpeg_tool("ffmpeg", ["-i", "pipe:0", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1"], video)
+        frames = [grey[i * 320 * 200 : (i + 1) * 320 * 200] for i in range(5)]
+        lefts = [next(x for x in range(320) if frame[40 * 320 + x] < 128) for frame in frames]
+        for before, after in zip(lefts, lefts[1:]):
+            self.assertLessEqual(abs(after - before - 20), 3, f"box edges {lefts}")
+        # One video, one capture.
+        self.assertEqual(self.client.status()["usage"]["used"], used + 1)
+
+    def test_a_still_image_option_is_a_400_naming_it(self) -> None:
+        with self.assertRaises(ShutterError) as raised:
+            self.client.animate(url=page(), duration=1, quality=80)
+        self.assertEqual(raised.exception.status, 400)
+        self.assertEqual(raised.exception.code, "parameter_not_applicable")
+        self.assertEqual([d.get("parameter") for d in raised.exception.details], ["quality"])
 
 
 class ErrorsTest(unittest.TestCase):

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes src/options.ts, the TakeOptions interface, from the server's options schema: the OpenAPI
+// Writes src/options.ts, the TakeOptions and AnimateOptions interfaces, from the server's options schema: the OpenAPI
 // document that the built server (dist/ at the repository root) generates from its routes and zod schema, so the
 // client's types cannot drift from what the server accepts.
 //
@@ -142,17 +142,35 @@ export function renderOptions(openapi) {
     'export interface TakeOptions {',
   ];
   const named = new Map();
-  for (const [name, property] of Object.entries(schema.properties)) {
-    const key = /^[A-Za-z_$][\w$]*$/.test(name) ? name : literal(name);
-    out.push(...jsDoc(property), `${key}?: ${tsType(property, 'unknown', named, typeNameOf(name))};`);
+  out.push(...fields(schema, named), '}');
+  // /v1/animate's options: take's entries for the page options it accepts, then the video's (DESIGN §5.3).
+  const animate = openapi.components.schemas.AnimateOptions;
+  if (animate?.properties) {
+    out.push(
+      '',
+      '/**',
+      ' * The options of `POST /v1/animate`: the take options that apply to a page (the others are a 400',
+      ' * parameter_not_applicable there), then the video’s: format, duration, fps, scenario and the scroll.',
+      ' */',
+      'export interface AnimateOptions {',
+      ...fields(animate, named),
+      '}',
+    );
   }
-  out.push('}');
   for (const [typeName, body] of named) {
     out.push('', `/** An item of a TakeOptions parameter in its JSON object form. */`, `export interface ${typeName} ${body}`);
   }
   out.push('', '/** Every parameter name of TakeOptions, in the schema’s order. */');
   out.push(`export const TAKE_OPTION_NAMES = ${literal(Object.keys(schema.properties))} as const;`, '');
   return out.join('\n');
+}
+
+/** One optional field per property, with its JSDoc; object types inside are declared once in `named`. */
+function fields(schema, named) {
+  return Object.entries(schema.properties).flatMap(([name, property]) => {
+    const key = /^[A-Za-z_$][\w$]*$/.test(name) ? name : literal(name);
+    return [...jsDoc(property), `${key}?: ${tsType(property, 'unknown', named, typeNameOf(name))};`];
+  });
 }
 
 /** src/options.ts as the repository's Prettier settings lay it out. */

@@ -1,6 +1,6 @@
 import { ShutterError } from './errors.js';
 import { writeBodyToFile } from './file.js';
-import type { TakeOptions } from './options.js';
+import type { AnimateOptions, TakeOptions } from './options.js';
 import { definedOnly } from './query.js';
 import { signedUrl, verifyWebhook, type SignedUrlOptions, type VerifyWebhookOptions } from './signing.js';
 import { call, normalizeBaseUrl, readJson, sleep, withDeadline, type TransportSettings } from './transport.js';
@@ -19,7 +19,6 @@ import type {
   TakeJsonOptions,
   TakeJsonResult,
   WaitOptions,
-  AnimateOptions,
 } from './types.js';
 
 const DEFAULT_TIMEOUT_MS = 120_000;

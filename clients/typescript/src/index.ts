@@ -1,6 +1,6 @@
 export { ShutterClient, Jobs } from './client.js';
 export { ShutterError, isShutterError, type ShutterErrorDetail, type ShutterErrorInit, type ClientErrorCode } from './errors.js';
-export { TAKE_OPTION_NAMES, type TakeOptions, type Cookie } from './options.js';
+export { TAKE_OPTION_NAMES, type TakeOptions, type AnimateOptions, type Cookie } from './options.js';
 export {
   signedUrl,
   verifyWebhook,
@@ -28,6 +28,5 @@ export type {
   TakeJsonOptions,
   TakeJsonResult,
   WaitOptions,
-  AnimateOptions,
 } from './types.js';
 export { VERSION } from './version.js';

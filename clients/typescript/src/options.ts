@@ -679,6 +679,533 @@ export interface TakeOptions {
   pdf_tagged?: boolean;
 }
 
+/**
+ * The options of `POST /v1/animate`: the take options that apply to a page (the others are a 400
+ * parameter_not_applicable there), then the video’s: format, duration, fps, scenario and the scroll.
+ */
+export interface AnimateOptions {
+  /**
+   * Page to capture. Exactly one of url and html.
+   *
+   * Allowed: absolute http or https URL, at most 2048 characters.
+   * @example "https://example.com"
+   */
+  url?: string;
+  /**
+   * HTML to render instead of a URL (usually in a POST body). Exactly one of url and html.
+   *
+   * Allowed: HTML text, at most 5 MB.
+   * @example "<h1>Hello</h1>"
+   */
+  html?: string;
+  /**
+   * by_format: the file itself; json: JSON with the request id, format, size, image width and height, timings and
+   * warnings, the file as data_base64 (up to 10 MB) or its url when stored (upload=1), and page metadata with
+   * metadata=1; empty: 200 without a body.
+   *
+   * Allowed: by_format, json, empty.
+   * @defaultValue by_format
+   */
+  response_type?: 'by_format' | 'json' | 'empty';
+  /**
+   * Store the file and answer JSON with a signed URL instead of the file.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  upload?: boolean;
+  /**
+   * Download file name: sets Content-Disposition: attachment. The format extension is appended if missing.
+   *
+   * Allowed: file name, at most 255 characters, without / \ or control characters.
+   * @defaultValue none (inline)
+   */
+  attachment_name?: string;
+  /**
+   * Answer from the shared cache when the same account asked for the same output before (not charged:
+   * X-Shutter-Cache: HIT), else render, keep the file for cache_ttl and answer X-Shutter-Cache: MISS. Identical
+   * requests arriving while one renders wait for it and share it.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  cache?: boolean;
+  /**
+   * Seconds a cached file is kept and answered (with cache=1).
+   *
+   * Allowed: integer seconds 60–2592000 (30 days).
+   * @defaultValue 86400
+   */
+  cache_ttl?: number;
+  /**
+   * Part of the cache identity: a different cache_key renders afresh (e.g. a version of the page).
+   *
+   * Allowed: at most 64 of A–Z, a–z, 0–9, _ and -.
+   * @example "v2"
+   */
+  cache_key?: string;
+  /**
+   * Queue the capture as a job: 202 with job_id and status_url at once; the file is stored like upload=1 and GET
+   * /v1/jobs/{job_id} (or the webhook) gives its link. The quota unit is held while queued and charged on success
+   * only.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  async?: boolean;
+  /**
+   * With async=1: where the job JSON is POSTed when the job ends, signed with X-Shutter-Signature:
+   * t=<unix>,v1=<HMAC-SHA256 of "t.body" with the key’s signing secret>. Non-2xx or no answer in 10 s is retried
+   * with backoff (7 tries over about an hour). The address must be public, like a capture target.
+   *
+   * Allowed: absolute http or https URL, at most 2048 characters.
+   * @example "https://example.com/hooks/shutter"
+   */
+  webhook_url?: string;
+  /**
+   * With async=1: your own reference, echoed in the job and its webhook.
+   *
+   * Allowed: text, at most 128 characters.
+   * @example "order-1234"
+   */
+  external_id?: string;
+  /**
+   * Viewport width in CSS pixels.
+   *
+   * Allowed: integer 100–3840.
+   * @defaultValue 1280
+   */
+  viewport_width?: number;
+  /**
+   * Viewport height in CSS pixels.
+   *
+   * Allowed: integer 100–10000.
+   * @defaultValue 800
+   */
+  viewport_height?: number;
+  /**
+   * Device pixel ratio: 2 gives an image twice as wide and tall as the viewport.
+   *
+   * Allowed: number 0.5–3.
+   * @defaultValue 1
+   */
+  device_scale_factor?: number;
+  /**
+   * Emulate a real device: its viewport, pixel ratio, user agent, mobile and touch (Playwright’s descriptors; GET
+   * /v1/devices lists them). viewport_width, viewport_height, device_scale_factor, viewport_mobile,
+   * viewport_has_touch and user_agent, when given, override it.
+   *
+   * Allowed: a device name from GET /v1/devices, e.g. iphone_15_pro, pixel_7, ipad_pro_11.
+   * @example "iphone_15_pro"
+   */
+  viewport_device?: string;
+  /**
+   * Mobile emulation: the meta viewport tag is honoured and the page may serve its mobile layout.
+   *
+   * Allowed: boolean.
+   * @defaultValue false, or the device’s
+   */
+  viewport_mobile?: boolean;
+  /**
+   * Report a touch screen to the page (touch events, pointer: coarse).
+   *
+   * Allowed: boolean.
+   * @defaultValue false, or the device’s
+   */
+  viewport_has_touch?: boolean;
+  /**
+   * Landscape: swaps the viewport’s width and height (the device’s or the given ones).
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  viewport_landscape?: boolean;
+  /**
+   * Tell the page the visitor prefers a dark colour scheme (prefers-color-scheme: dark).
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  dark_mode?: boolean;
+  /**
+   * prefers-reduced-motion: reduce, and CSS animations and transitions paused, so the capture is steady.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  reduced_motion?: boolean;
+  /**
+   * CSS media type the page is rendered with (pdf has pdf_media_type).
+   *
+   * Allowed: screen, print.
+   * Only with format png, jpg, webp, avif, gif, markdown, html.
+   * @defaultValue screen
+   */
+  media_type?: 'screen' | 'print';
+  /**
+   * Time zone the page sees (Date, Intl).
+   *
+   * Allowed: IANA time zone name, e.g. Europe/Berlin.
+   * @defaultValue the server’s
+   * @example "Europe/Berlin"
+   */
+  time_zone?: string;
+  /**
+   * Language of the visitor: navigator.language and the Accept-Language header.
+   *
+   * Allowed: BCP 47 language tag, e.g. de-DE.
+   * @defaultValue en-US
+   * @example "de-DE"
+   */
+  locale?: string;
+  /**
+   * Position the page gets from navigator.geolocation (with geolocation_longitude); the permission is granted.
+   *
+   * Allowed: number −90 to 90.
+   */
+  geolocation_latitude?: number;
+  /**
+   * Longitude of that position (with geolocation_latitude).
+   *
+   * Allowed: number −180 to 180.
+   */
+  geolocation_longitude?: number;
+  /**
+   * Accuracy of that position in metres.
+   *
+   * Allowed: number of metres 0–100000.
+   * @defaultValue 0
+   */
+  geolocation_accuracy?: number;
+  /**
+   * User-Agent header and navigator.userAgent.
+   *
+   * Allowed: text, at most 1024 characters, no control characters.
+   * @defaultValue Chromium’s, as a desktop Chrome on Linux (or the device’s)
+   */
+  user_agent?: string;
+  /**
+   * Ignore the page’s Content-Security-Policy, e.g. so scripts the page adds from elsewhere run. hide_selectors
+   * and styles work on strict-CSP pages without it.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  bypass_csp?: boolean;
+  /**
+   * Resize the image to this width; alone it keeps the aspect ratio, with image_height the image is exactly that
+   * size, cropped from the top centre.
+   *
+   * Allowed: integer 1–7680.
+   * Only with format png, jpg, webp, avif, gif.
+   */
+  image_width?: number;
+  /**
+   * Resize the image to this height (see image_width).
+   *
+   * Allowed: integer 1–7680.
+   * Only with format png, jpg, webp, avif, gif.
+   */
+  image_height?: number;
+  /**
+   * Scroll this element to the top of the viewport before capturing (a selector that matches nothing is 422
+   * selector_not_found).
+   *
+   * Allowed: CSS selector, at most 500 characters.
+   * @example "#footer"
+   */
+  scroll_into_view?: string;
+  /**
+   * Then scroll this many CSS px further down (negative: up), e.g. to clear a fixed header.
+   *
+   * Allowed: integer px.
+   * @defaultValue 0
+   */
+  scroll_into_view_adjust_top?: number;
+  /**
+   * CSS selectors of elements to hide (display: none), also when they are added later. Repeat the parameter:
+   * hide_selectors[]=.a&hide_selectors[]=.b (hide_selectors works too).
+   *
+   * Allowed: CSS selectors, at most 50, each at most 500 characters.
+   * Also accepted by the server as hide_selectors[].
+   * @defaultValue none
+   */
+  hide_selectors?: string | string[];
+  /**
+   * CSS injected into the page after it loads.
+   *
+   * Allowed: CSS text, at most 100 KB.
+   * @example "body { background: #fff }"
+   */
+  styles?: string;
+  /**
+   * Wait until an element matching this CSS selector is visible, after wait_until. One that never appears ends in
+   * 504 capture_timeout naming it.
+   *
+   * Allowed: CSS selector, at most 500 characters.
+   * @example "#content .loaded"
+   */
+  wait_for_selector?: string;
+  /**
+   * JavaScript run in the page after it loads and after wait_for_selector, before hide_selectors, styles and
+   * click. The value of its last expression is awaited when it is a promise (top-level await works too); a thrown
+   * error is 422 script_failed with its message.
+   *
+   * Allowed: JavaScript, at most 100 KB.
+   * @example "document.querySelector('#banner')?.remove()"
+   */
+  scripts?: string;
+  /**
+   * Wait again after the script, for scripts that navigate or fetch.
+   *
+   * Allowed: load, domcontentloaded, networkidle0, networkidle2, ready.
+   */
+  scripts_wait_until?: 'load' | 'domcontentloaded' | 'networkidle0' | 'networkidle2' | 'ready';
+  /**
+   * Click the first element matching this CSS selector (after scripts, hide_selectors and styles).
+   *
+   * Allowed: CSS selector, at most 500 characters.
+   * @example "button.accept"
+   */
+  click?: string;
+  /**
+   * Move the mouse over the first element matching this CSS selector (after click).
+   *
+   * Allowed: CSS selector, at most 500 characters.
+   * @example "nav .menu"
+   */
+  hover?: string;
+  /**
+   * A click or hover selector that matches nothing is 422 selector_not_found; 0 skips it instead.
+   *
+   * Allowed: boolean.
+   * @defaultValue true
+   */
+  error_on_click_selector_not_found?: boolean;
+  /**
+   * Block ads and trackers.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  block_ads?: boolean;
+  /**
+   * Dismiss or hide cookie consent banners.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  block_cookie_banners?: boolean;
+  /**
+   * Hide live chat widgets.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  block_chats?: boolean;
+  /**
+   * Block trackers only (EasyPrivacy); block_ads blocks ads and trackers.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  block_trackers?: boolean;
+  /**
+   * Abort requests whose URL matches one of these patterns; * matches any characters and the pattern covers the
+   * whole URL (*.woff2, https://cdn.example.com/*, *analytics*). Repeat the parameter.
+   *
+   * Allowed: URL patterns with * wildcards, at most 100.
+   * @example "*\/analytics.js*"
+   */
+  block_requests?: string | string[];
+  /**
+   * Abort requests of these resource types (the page’s own document is never blocked). Repeat the parameter.
+   *
+   * Allowed: document, stylesheet, image, media, font, script, xhr, fetch, websocket, eventsource, manifest,
+   * other.
+   * @example "font"
+   */
+  block_resources?: string | string[];
+  /**
+   * When navigation counts as done: the load event, DOMContentLoaded, no more than 0 / 2 network connections for
+   * 500 ms, or ready: load, web fonts loaded, images decoded, no fetch/XHR for 500 ms and a still layout for 300
+   * ms ("looks finished").
+   *
+   * Allowed: load, domcontentloaded, networkidle0, networkidle2, ready (networkidle = networkidle0).
+   * @defaultValue load
+   */
+  wait_until?: 'load' | 'domcontentloaded' | 'networkidle0' | 'networkidle2' | 'ready';
+  /**
+   * Extra wait in seconds after the page is ready, before capturing. Must be less than timeout.
+   *
+   * Allowed: number of seconds 0–30.
+   * @defaultValue 0
+   */
+  delay?: number;
+  /**
+   * Time limit of the whole capture in seconds; past it the answer is 504 capture_timeout. Capped at 12 for format
+   * pdf, markdown or html, and any html input.
+   *
+   * Allowed: integer seconds: 1–90 for image captures of a url; 1–12 for format pdf, markdown or html, and any
+   * html input.
+   * @defaultValue 60, or 12 where the cap is 12
+   */
+  timeout?: number;
+  /**
+   * Seconds after which a request that has received nothing (a tracking pixel or script whose host hangs) stops
+   * holding wait_until, once the main document has arrived: pending loads are stopped, the page is captured as it
+   * is, and the answer carries X-Shutter-Warning: partial_load.
+   *
+   * Allowed: integer seconds 1–60.
+   * @defaultValue 5
+   */
+  stall_timeout?: number;
+  /**
+   * Be strict: wait for wait_until itself until timeout, then answer 504 capture_timeout naming the pending
+   * requests, instead of capturing a partly loaded page with X-Shutter-Warning: partial_load.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  fail_on_partial_load?: boolean;
+  /**
+   * Fail with 422 content_check_failed when the page’s visible text (after every step) contains one of these texts
+   * (case-sensitive). Repeat the parameter.
+   *
+   * Allowed: texts of at most 500 characters, at most 20.
+   * @example "Access denied"
+   */
+  fail_if_content_contains?: string | string[];
+  /**
+   * Fail with 422 content_check_failed when the page’s visible text lacks one of these texts (case-sensitive).
+   *
+   * Allowed: texts of at most 500 characters, at most 20.
+   * @example "Checkout"
+   */
+  fail_if_content_missing?: string | string[];
+  /**
+   * Fail with 422 target_http_error when the main document’s HTTP status is one of these (checked right after it
+   * arrives).
+   *
+   * Allowed: status codes and classes separated by commas, e.g. 404,5xx.
+   * @example "404,5xx"
+   */
+  fail_on_http_status?: string;
+  /**
+   * Fail with 422 bot_challenge (not charged) when the page is a bot wall: a Cloudflare interstitial, an hCaptcha,
+   * reCAPTCHA or Turnstile challenge as the main content, or an "access denied" page answered with 403, 429 or
+   * 503. Without it such a capture is answered with X-Shutter-Warning: bot_challenge.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  fail_on_bot_challenge?: boolean;
+  /**
+   * Keep a debug bundle for 24 hours, readable by the same account at GET /v1/requests/{request_id} and in the
+   * dashboard: options (secrets redacted), step timeline, every network request of the page, console messages and
+   * page errors, a screenshot (also of a failed capture) and the main document’s HTML.
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  debug?: boolean;
+  /**
+   * Load the page through a proxy in this country, as configured by the operator.
+   *
+   * Allowed: lowercase ISO 3166-1 alpha-2 code with a configured proxy.
+   */
+  ip_country_code?: string;
+  /**
+   * Extra request headers, sent only on requests to the target’s own origin (never to third parties). GET: repeat
+   * "Name: value"; JSON: an object. Forbidden: Host, Content-Length, Connection, Transfer-Encoding, Proxy-*,
+   * Cookie; CR/LF refused.
+   *
+   * Allowed: at most 50 headers.
+   * @example "Authorization: Bearer abc"
+   */
+  headers?: string | string[] | Record<string, string>;
+  /**
+   * Cookies set in the browser before the page loads. GET: repeat Set-Cookie syntax (name=value; Domain=…; Path=/;
+   * Secure; HttpOnly; SameSite=Lax); JSON: objects {name, value, domain?, path?, secure?, httpOnly?, sameSite?,
+   * expires?}. Domain defaults to the target’s host.
+   *
+   * Allowed: at most 50 cookies.
+   * @example "session=abc123; Path=/"
+   */
+  cookies?: string | Cookie | Array<string | Cookie>;
+  /**
+   * Video format: mp4 (H.264), webm (VP9) or an animated gif.
+   *
+   * Allowed: mp4, webm, gif.
+   * @defaultValue mp4
+   */
+  format?: 'mp4' | 'webm' | 'gif';
+  /**
+   * Length of the video in seconds (exact to one frame).
+   *
+   * Allowed: number of seconds 1–30.
+   * @defaultValue 5
+   */
+  duration?: number;
+  /**
+   * Frames per second; at most 15 for gif.
+   *
+   * Allowed: integer 1–30 (gif: 1–15).
+   * @defaultValue 25
+   */
+  fps?: number;
+  /**
+   * default: the page as it plays, from where it loaded; scroll: down the page step by step, then optionally back.
+   *
+   * Allowed: default, scroll.
+   * @defaultValue default
+   */
+  scenario?: 'default' | 'scroll';
+  /**
+   * CSS px scrolled per step (scenario=scroll).
+   *
+   * Allowed: integer 1–100000.
+   * @defaultValue the viewport height
+   */
+  scroll_by?: number;
+  /**
+   * Milliseconds each step takes (scenario=scroll).
+   *
+   * Allowed: integer ms 1–30000.
+   * @defaultValue 1000
+   */
+  scroll_duration?: number;
+  /**
+   * Milliseconds the page rests between steps (scenario=scroll).
+   *
+   * Allowed: integer ms 0–30000.
+   * @defaultValue 500
+   */
+  scroll_delay?: number;
+  /**
+   * How each step speeds up and slows down (scenario=scroll).
+   *
+   * Allowed: linear, ease_in_out_quad, ease_in_out_cubic.
+   * @defaultValue ease_in_out_quad
+   */
+  scroll_easing?: 'linear' | 'ease_in_out_quad' | 'ease_in_out_cubic';
+  /**
+   * After the last step, scroll back to the top (scenario=scroll).
+   *
+   * Allowed: boolean.
+   * @defaultValue false
+   */
+  scroll_back?: boolean;
+  /**
+   * Stop scrolling once this element is in view (scenario=scroll); one that matches nothing is 422
+   * selector_not_found.
+   *
+   * Allowed: CSS selector, at most 500 characters.
+   * @example "#pricing"
+   */
+  scroll_till_selector?: string;
+}
+
 /** An item of a TakeOptions parameter in its JSON object form. */
 export interface Cookie {
   name: string;

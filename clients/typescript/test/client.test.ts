@@ -6,7 +6,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureServer, stopFixtureServer, type FixtureServer } from '../../../test/helpers/fixture-server.js';
-import { ShutterClient, ShutterError, verifyWebhook, type Status, type TakeOptions } from '../src/index.js';
+import { greyFrames, probe } from '../../../test/helpers/video.js';
+import { ShutterClient, ShutterError, verifyWebhook, type AnimateOptions, type Status, type TakeOptions } from '../src/index.js';
 import { hasRoute, isPng, knowsParameter, pngSize, startShutter, type RunningShutter } from './helpers/shutter.js';
 
 let shutter: RunningShutter;
@@ -109,6 +110,37 @@ describe('take', () => {
     expect(e).toBeInstanceOf(ShutterError);
     expect(e).toMatchObject({ status: 0, code: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('animate', () => {
+  it('answers the video’s bytes: a webm of exactly duration × fps frames, scrolled with the animate options', async () => {
+    const used = (await client.status()).usage.used;
+    const video = await client.animate({
+      url: page('/animate/gradient.html'),
+      format: 'webm',
+      duration: 1,
+      fps: 4,
+      viewport_width: 320,
+      viewport_height: 200,
+      scenario: 'scroll',
+      scroll_by: 400,
+      scroll_easing: 'linear',
+    });
+    expect(video).toBeInstanceOf(Uint8Array);
+    expect(await probe(video)).toMatchObject({ codec: 'vp9', width: 320, height: 200, frames: 4 });
+    // Down the ramp (black at the top, lighter below): the last frame is lighter than the first.
+    const frames = await greyFrames(Buffer.from(video), 320, 200);
+    expect(frames[3]![0]!).toBeGreaterThan(frames[0]![0]! + 20);
+    // One video, one capture.
+    expect((await client.status()).usage.used).toBe(used + 1);
+  }, 120_000);
+
+  it('answers a still-image option as a ShutterError 400 parameter_not_applicable naming it', async () => {
+    const e = (await rejectionOf(client.animate({ url: page(), duration: 1, quality: 80 } as AnimateOptions))) as ShutterError;
+    expect(e).toBeInstanceOf(ShutterError);
+    expect(e).toMatchObject({ status: 400, code: 'parameter_not_applicable' });
+    expect(e.problems).toEqual([expect.objectContaining({ parameter: 'quality', code: 'parameter_not_applicable' })]);
   });
 });
 

@@ -70,18 +70,34 @@ async function recordFrames(
   positionAt: ((ms: number) => number) | undefined,
   signal: AbortSignal,
 ): Promise<void> {
-  let pending: Promise<void> = Promise.resolve();
+  const queued: Array<{ taken: Promise<void>; bytes: number }> = [];
+  let queuedBytes = 0;
   for (let i = 0; i < frames && !signal.aborted; i++) {
     const ms = (i * 1000) / fps;
     await cdp.send('Runtime.evaluate', { expression: `(${SEEK})(${ms}, ${positionAt ? positionAt(ms) : 'null'})`, awaitPromise: false });
     // optimizeForSpeed: Chromium's fastest PNG (zlib level 1); ffmpeg decodes it at once anyway.
     const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', optimizeForSpeed: true });
-    // ffmpeg takes frame i while Chromium paints frame i + 1.
-    await pending;
-    pending = encoder.write(Buffer.from(data, 'base64'));
+    const frame = Buffer.from(data, 'base64');
+    // ffmpeg takes frames while Chromium paints the next ones. Waiting for it after every frame cost
+    // 10–20 ms a frame on a loaded machine (docs/performance.md, "Animations"): a few frames may wait
+    // in the pipe's stream instead, in order, bounded in count and bytes.
+    const taken = encoder.write(frame);
+    // Awaited below or at the end; a capture that fails first must not leave it unhandled.
+    taken.catch(() => undefined);
+    queued.push({ taken, bytes: frame.length });
+    queuedBytes += frame.length;
+    while (queued.length > MAX_QUEUED_FRAMES || (queued.length > 1 && queuedBytes > MAX_QUEUED_BYTES)) {
+      const oldest = queued.shift()!;
+      await oldest.taken;
+      queuedBytes -= oldest.bytes;
+    }
   }
-  await pending;
+  await Promise.all(queued.map((q) => q.taken));
 }
+
+/** Frames handed to ffmpeg that it may not have taken yet: at most this many, and this many bytes (unless one frame alone is more). */
+const MAX_QUEUED_FRAMES = 6;
+const MAX_QUEUED_BYTES = 24 * 1024 * 1024;
 
 /** Where the scroll starts and stops: the page's end, or where scroll_till_selector is in view. */
 async function scrollRange(cdp: CDPSession, animation: AnimationOptions): Promise<{ from: number; to: number; viewport: number }> {

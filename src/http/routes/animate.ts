@@ -6,7 +6,8 @@ import { JOB_ENDPOINT } from '../../options/job-params.js';
 import { parseAnimateOptions } from '../../options/parse-animate-options.js';
 import type { ParseContext } from '../../options/parse-take-options.js';
 import type { TakeCapture } from '../../take/take-capture.js';
-import { ERROR_RESPONSES, IDEMPOTENCY_KEY_HEADER, jsonObject } from '../api-schemas.js';
+import { animateQueryJsonSchema } from '../../options/openapi.js';
+import { ERROR_RESPONSES, IDEMPOTENCY_KEY_HEADER, ref } from '../api-schemas.js';
 import { defineRoute } from '../route.js';
 import { takeAndSend } from '../take-answer.js';
 import { acceptTakeJob, type JobQueueDeps } from './jobs.js';
@@ -51,7 +52,12 @@ export const animateRoutes = [
     auth: 'key-or-signed-link',
     // HEAD would record a whole video only to drop the body.
     exposeHeadRoute: false,
-    schema: () => ({ summary: 'A video of a page', description, response: { 200: VIDEO_RESPONSE, ...ERROR_RESPONSES } }),
+    schema: () => ({
+      summary: 'A video of a page',
+      description,
+      querystring: animateQueryJsonSchema(),
+      response: { 200: VIDEO_RESPONSE, ...ERROR_RESPONSES },
+    }),
     handler: (deps) => {
       const animate = animator(deps);
       return (request, reply) => {
@@ -72,9 +78,13 @@ export const animateRoutes = [
       description,
       headers: IDEMPOTENCY_KEY_HEADER,
       consumes: ['application/json', 'application/x-www-form-urlencoded'],
-      body: jsonObject('Animation options'),
+      body: ref('AnimateOptions'),
       'x-body-optional': true,
-      response: { 200: VIDEO_RESPONSE, 202: jsonObject('async=1: the job, queued'), ...ERROR_RESPONSES },
+      response: {
+        200: VIDEO_RESPONSE,
+        202: { description: 'async=1: the job, queued', content: { 'application/json': { schema: ref('JobCreated') } } },
+        ...ERROR_RESPONSES,
+      },
     }),
     handler: (deps) => {
       const animate = animator(deps);
