@@ -19,7 +19,7 @@ const PROBE = `(() => {
  * lozad, vanilla-lazyload, WordPress and most CMS themes). Native lazy loading is counted where it
  * is switched to eager (preload-lazy-content.ts).
  */
-const LAZY_MARKUP =
+export const LAZY_MARKUP =
   '[data-src],[data-srcset],[data-lazy],[data-lazy-src],[data-lazy-srcset],[data-original],[data-bg],[data-background],.lazyload,.lazy';
 
 /** Whether the format renders content below the fold: only then is lazy content worth loading. */
@@ -27,7 +27,7 @@ export const rendersBelowTheFold = (options: TakeOptions): boolean =>
   options.format === 'pdf' || options.full_page || (options.extra_formats?.includes('pdf') ?? false);
 
 /**
- * Before navigation: lets lazyContentSigns see whether the page observes intersections. Through
+ * Before navigation: lets observedIntersections see whether the page observes intersections. Through
  * Playwright's own session: a script added on the capture's session runs only once that session
  * has enabled the Page domain, which would cost every capture its events.
  */
@@ -35,22 +35,8 @@ export async function watchLazyLoaders(page: Page): Promise<void> {
   await page.addInitScript(PROBE);
 }
 
-/** What the loaded page shows of lazy loading: observed intersections, lazy markup. */
-export interface LazySigns {
-  observed: number;
-  markup: number;
-}
-
-/** Reads the probe's count (0 when it was not installed) and counts lazy markup, in two round trips or so. */
-export async function lazyContentSigns(cdp: CDPSession): Promise<LazySigns> {
-  const markup = await cdp
-    .send('Runtime.evaluate', { expression: `document.querySelectorAll(${JSON.stringify(LAZY_MARKUP)}).length`, returnByValue: true })
-    .then(({ result }) => Number(result.value) || 0)
-    .catch(() => 0);
-  return { observed: await observedCount(cdp), markup };
-}
-
-async function observedCount(cdp: CDPSession): Promise<number> {
+/** The probe's count of observed intersections (0 when it was not installed), in three round trips. */
+export async function observedIntersections(cdp: CDPSession): Promise<number> {
   try {
     const { result } = await cdp.send('Runtime.evaluate', {
       expression: 'self.IntersectionObserver && IntersectionObserver.prototype.observe',

@@ -1,6 +1,6 @@
 import type { CDPSession, Page, Request } from 'playwright-core';
 import type { CaptureClock } from '../capture-clock.js';
-import { lazyContentSigns } from './lazy-loaders.js';
+import { LAZY_MARKUP, observedIntersections } from './lazy-loaders.js';
 
 /** Time a full-page capture may spend growing the page to trigger lazy content. */
 const PRELOAD_BUDGET_MS = 5_000;
@@ -55,20 +55,31 @@ export async function preloadLazyContent(
   const started = Date.now();
   // What the capture's deadline leaves: a page held by stalls has less.
   const growBudgetMs = clock.spareMs(PRELOAD_BUDGET_MS);
-  const { result } = await cdp.send('Runtime.evaluate', {
-    // Only elements that are rendered: printing waits ~2 s inside Chromium after a lazy image
-    // without a box (display: none, itself or an ancestor) is switched to eager (measured with
-    // Playwright alone; it never shows anyway).
-    expression: `(() => { let n = 0; for (const el of document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]')) if (el.getClientRects().length > 0) { el.loading = 'eager'; n++; } return n; })()`,
-    returnByValue: true,
-  });
+  // One round trip: native lazy elements switched to eager (only rendered ones: printing waits ~2 s
+  // inside Chromium after a lazy image without a box, display: none on it or an ancestor, is
+  // switched; measured with Playwright alone, and it never shows anyway), lazy-loader markup
+  // counted, the page's height read.
+  const found = (await evaluate(
+    cdp,
+    `(() => {
+      let native = 0;
+      let markup = 0;
+      try {
+        for (const el of document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]')) {
+          if (el.getClientRects().length > 0) { el.loading = 'eager'; native++; }
+        }
+      } catch {}
+      try { markup = document.querySelectorAll(${JSON.stringify(LAZY_MARKUP)}).length; } catch {}
+      return { native, markup, height: Math.ceil(document.documentElement.scrollHeight) };
+    })()`,
+  )) as { native?: number; markup?: number; height?: number } | undefined;
+  const viewport = page.viewportSize();
+  let height = Math.min(maxHeight, Number(found?.height) || 0);
   // Native lazy elements switched to eager are a sign too: printing right after the switch also
   // waited ~2 s on some pages whose lazy images fail (bench article page); a grown viewport settled it.
-  const native = Number(result.value) || 0;
-  const signs = await lazyContentSigns(cdp);
-  const viewport = page.viewportSize();
-  let height = await pageHeight(cdp, maxHeight);
-  if (viewport && height > viewport.height && (native > 0 || signs.observed > 0 || signs.markup > 0)) {
+  // Observed intersections cost three round trips: asked only when nothing else decided.
+  const hasLazyContent = async () => (found?.native ?? 0) > 0 || (found?.markup ?? 0) > 0 || (await observedIntersections(cdp)) > 0;
+  if (viewport && height > viewport.height && (await hasLazyContent())) {
     // fetch/XHR set off by what came into view: an infinite feed's next batch arrives through them.
     const fetches = new Set<Request>();
     const onRequest = (request: Request) => {
