@@ -15,7 +15,6 @@
  * BENCH_MC_WHOLE=0 without the whole-page captures, BENCH_MC_SAVE=<dir> each page's outputs there.)
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +27,7 @@ import { loadConfig } from '../src/config/load.js';
 import { parseTakeOptions } from '../src/options/parse-take-options.js';
 import { createEngine } from '../src/service.js';
 import { findChromium } from '../src/capture/chromium-path.js';
+import { writeSelfSignedCert } from './lib/self-signed-cert.js';
 import { markdownText, matchPage, score, type PageMatch } from './lib/shingles.js';
 
 const root = new URL('../../', import.meta.url);
@@ -75,31 +75,11 @@ const base = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as Addre
 function selfSignedCertificate(): { key: Buffer; cert: Buffer } {
   const at = '/tmp/shutter-mc-eval-tls';
   mkdirSync(at, { recursive: true });
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-keyout',
-      `${at}/key.pem`,
-      '-out',
-      `${at}/cert.pem`,
-    ],
-    {
-      stdio: 'ignore',
-    },
-  );
+  const { keyPath, certPath } = writeSelfSignedCert(at, '127.0.0.1');
   writeFileSync(`${at}/chromium`, `#!/bin/sh\nexec ${findChromium(process.env.SHUTTER_CHROMIUM_PATH)} --ignore-certificate-errors "$@"\n`, {
     mode: 0o755,
   });
-  return { key: readFileSync(`${at}/key.pem`), cert: readFileSync(`${at}/cert.pem`) };
+  return { key: readFileSync(keyPath), cert: readFileSync(certPath) };
 }
 
 const config = loadConfig({

@@ -13,7 +13,7 @@ import { EgressProxy } from '../../src/egress/egress-proxy.js';
 import { staticResolver } from '../../src/egress/resolver.js';
 import { parseCidrList } from '../../src/values/cidr.js';
 import { startCanary, type Canary } from '../fixtures/security/servers.js';
-import { OPENSSL, writeSelfSignedCert } from '../helpers/self-signed-cert.js';
+import { OPENSSL, writeSelfSignedCert } from '../../bench/lib/self-signed-cert.js';
 
 /**
  * Real Chromium behind the egress proxy's SOCKS5 listener, launched with Shutter's own flags: names

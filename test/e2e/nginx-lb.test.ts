@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresUrl, redisUrl } from '../helpers/db.js';
-import { OPENSSL, writeSelfSignedCert } from '../helpers/self-signed-cert.js';
+import { OPENSSL, writeSelfSignedCert } from '../../bench/lib/self-signed-cert.js';
 import { closedPort, startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 
 // Debian's nginx as the load balancer in front of two real Shutter processes (`node dist/bundle/main.js
