@@ -4,6 +4,7 @@
  * format=markdown: goto (load) → page.content(), answered as text/html: the floor has no converter,
  * so this stands for "Playwright's load on the same page" in the markdown rows; with
  * BENCH_FLOOR_MARKDOWN=innertext (the real-pages bench) `document.body.innerText` instead.
+ * BENCH_FLOOR_PDF_TAGGED=1: a tagged PDF, the document Shutter prints by default (pdf_tagged).
  *
  * A screenshot Chromium refuses for want of a frame is asked again (whenFramed, below).
  * selector=…: the first match's `locator.screenshot()`; image_width=…: the screenshot resized by sharp
@@ -21,6 +22,7 @@ let browser: Browser | undefined;
 const gotoTimeoutMs = Number(process.env.BENCH_FLOOR_GOTO_TIMEOUT_S ?? 30) * 1000;
 /** BENCH_FLOOR_MARKDOWN=innertext: the page's text (which lays the page out) instead of its HTML. */
 const markdownInnerText = process.env.BENCH_FLOOR_MARKDOWN === 'innertext';
+const pdfTagged = process.env.BENCH_FLOOR_PDF_TAGGED === '1';
 
 async function capture(request: BaselineRequest): Promise<BaselineAnswer> {
   if (!browser) throw new Error('browser not started');
@@ -39,7 +41,7 @@ async function capture(request: BaselineRequest): Promise<BaselineAnswer> {
       request.format === 'markdown'
         ? Buffer.from(markdownInnerText ? await page.evaluate(() => document.body.innerText) : await page.content(), 'utf8')
         : request.format === 'pdf'
-          ? await page.pdf({ format: 'A4', printBackground: true })
+          ? await page.pdf({ format: 'A4', printBackground: true, tagged: pdfTagged })
           : request.format === 'jpg'
             ? await whenFramed(() => page.screenshot({ type: 'jpeg', quality: request.quality, fullPage: request.fullPage }), warnings)
             : await whenFramed(() => png(page, request), warnings);

@@ -1,19 +1,33 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, stopFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { pdfText } from '../helpers/pdf-text.js';
 import { startService, type Service } from './harness.js';
 
 // Issue 35: growing the viewport before printing or a full page costs a paint of the whole page, so
 // it is done only for a page with a script lazy loader (it observes intersections, or has lazy-loader
 // markup). Both branches: lazy content still prints; a page without such signs is never resized.
+// Native lazy images and iframes are no such sign: a full page switches them to eager, a print
+// leaves them to Chromium, which loads them itself (switched first, some prints waited ~2 s).
 
 let service: Service;
+let fixture: FixtureServer;
+let dir: string;
 
 beforeAll(async () => {
   service = await startService();
+  fixture = await startFixtureServer();
+  dir = mkdtempSync(join(tmpdir(), 'shutter-lazy-'));
 });
 
 afterAll(async () => {
   await service?.close();
+  await stopFixtureServer(fixture);
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const take = (query: Record<string, string>) =>
@@ -64,14 +78,52 @@ describe('lazy content before printing', () => {
     expect(await pdfOf(MARKUP)).toContain('resized');
   });
 
-  it('a page with native lazy images is grown too (printing right after switching them to eager waits ~2 s in Chromium)', async () => {
-    expect(await pdfOf(NATIVE)).toContain('resized');
+  it('a page with native lazy images only is not resized, and Chromium prints its lazy image', async () => {
+    // A 600×300 teal PNG below the fold, on the fixture server: in the PDF as an image of that size.
+    const html = page(
+      `<div class="spacer"></div><img loading="lazy" src="${fixture.baseUrl}/fidelity/assets/teal.png" alt=""><p>after the image</p>`,
+    );
+    const res = await take({ html, format: 'pdf' });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const text = (await pdfText(res.rawPayload)).text.replace(/\s+/g, ' ');
+    expect(text).toContain('after the image');
+    expect(text).not.toContain('resized');
+    const file = join(dir, 'native.pdf');
+    writeFileSync(file, res.rawPayload);
+    expect(execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })).toMatch(/image\s+600\s+300\b/);
+    expect(await pdfOf(NATIVE)).not.toContain('resized');
   });
 
-  it('a lazy image that is not rendered (display: none) stays lazy; a rendered one is switched to eager', async () => {
-    const text = await pdfOf(SWITCHES);
-    expect(text).toContain('switched shown');
-    expect(text).not.toContain('switched hidden');
+  it('a print switches no lazy element; a full page switches the rendered ones only (display: none stays lazy)', async () => {
+    const printed = await pdfOf(SWITCHES);
+    expect(printed).toContain('switches:');
+    expect(printed).not.toContain('switched');
+    const res = await take({ html: SWITCHES, format: 'markdown', full_page: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('switched shown');
+    expect(res.body).not.toContain('switched hidden');
+    expect(res.body).not.toContain('resized');
+  });
+
+  it('a full page of a page with a native lazy image below the fold has the image, without resizing the page', async () => {
+    const html = page(
+      `<div class="spacer"></div><img loading="lazy" src="${fixture.baseUrl}/fidelity/assets/teal.png" alt="" style="display:block">`,
+    );
+    const res = await take({ html, format: 'png', full_page: '1' });
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+    const { data, info } = await sharp(res.rawPayload).raw().toBuffer({ resolveWithObject: true });
+    // The image's middle: 300 px down into it, below the log paragraph, the 3 000 px spacer and the margins.
+    const y = info.height - 150;
+    const at = (y * info.width + 300) * info.channels;
+    const teal = [...data.subarray(at, at + 3)];
+    const expected = [
+      ...(
+        await sharp(join(import.meta.dirname, '../fixtures/fidelity/assets/teal.png'))
+          .raw()
+          .toBuffer()
+      ).subarray(0, 3),
+    ];
+    expect(teal).toEqual(expected);
   });
 
   it('a page with no sign of a lazy loader is printed without resizing it', async () => {

@@ -9,7 +9,7 @@ export const renderMarkdown: Renderer = async (ctx) => {
   // turndown and its DOM are loaded on the first markdown capture, not at start.
   const { htmlToMarkdown, renderedHtml } = await import('../../encoders/markdown.js');
   if (options.full_page) {
-    await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock));
+    await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock, { switchNative: true }));
   }
   const selection = await selectElement(ctx);
   const article = options.main_content ? await timings.measure('capture', () => mainContent(page, selection.selector)) : undefined;

@@ -38,8 +38,8 @@ const pageHeight = async (cdp: CDPSession, max: number) =>
 
 /**
  * Makes lazy content load before a full-page capture or a PDF: native `loading=lazy` images and
- * iframes are made eager; then, when the page had such elements or shows signs of a script loader
- * (it observes intersections, or has lazy-loader markup: lazy-loaders.ts), the viewport is grown to the page's
+ * iframes are made eager (`switchNative`; a print loads them itself); then, when the page shows signs
+ * of a script loader (it observes intersections, or has lazy-loader markup: lazy-loaders.ts), the viewport is grown to the page's
  * height for a couple of frames, so every IntersectionObserver target is in view at once (one
  * round instead of a scroll step per viewport: ~400 ms less on a 20 000 px page). Infinite-scroll
  * pages grow; that is repeated a few times within the height cap and a time budget. The viewport
@@ -51,34 +51,32 @@ export async function preloadLazyContent(
   cdp: CDPSession,
   maxHeight: number,
   clock: Pick<CaptureClock, 'spareMs'>,
+  { switchNative }: { switchNative: boolean },
 ): Promise<void> {
   const started = Date.now();
   // What the capture's deadline leaves: a page held by stalls has less.
   const growBudgetMs = clock.spareMs(PRELOAD_BUDGET_MS);
-  // One round trip: native lazy elements switched to eager (only rendered ones: printing waits ~2 s
-  // inside Chromium after a lazy image without a box, display: none on it or an ancestor, is
-  // switched; measured with Playwright alone, and it never shows anyway), lazy-loader markup
-  // counted, the page's height read.
+  // One round trip: native lazy elements switched to eager (only rendered ones: one without a box,
+  // display: none on it or an ancestor, never shows), lazy-loader markup counted, the page's height read.
   const found = (await evaluate(
     cdp,
     `(() => {
-      let native = 0;
       let markup = 0;
       try {
-        for (const el of document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]')) {
-          if (el.getClientRects().length > 0) { el.loading = 'eager'; native++; }
+        if (${switchNative}) for (const el of document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]')) {
+          if (el.getClientRects().length > 0) el.loading = 'eager';
         }
       } catch {}
       try { markup = document.querySelectorAll(${JSON.stringify(LAZY_MARKUP)}).length; } catch {}
-      return { native, markup, height: Math.ceil(document.documentElement.scrollHeight) };
+      return { markup, height: Math.ceil(document.documentElement.scrollHeight) };
     })()`,
-  )) as { native?: number; markup?: number; height?: number } | undefined;
+  )) as { markup?: number; height?: number } | undefined;
   const viewport = page.viewportSize();
   let height = Math.min(maxHeight, Number(found?.height) || 0);
-  // Native lazy elements switched to eager are a sign too: printing right after the switch also
-  // waited ~2 s on some pages whose lazy images fail (bench article page); a grown viewport settled it.
-  // Observed intersections cost three round trips: asked only when nothing else decided.
-  const hasLazyContent = async () => (found?.native ?? 0) > 0 || (found?.markup ?? 0) > 0 || (await observedIntersections(cdp)) > 0;
+  // Native lazy elements are no sign: switched to eager they load without being in view, and a
+  // print loads them by itself. Observed intersections cost three round trips: asked only when the
+  // markup did not decide.
+  const hasLazyContent = async () => (found?.markup ?? 0) > 0 || (await observedIntersections(cdp)) > 0;
   if (viewport && height > viewport.height && (await hasLazyContent())) {
     // fetch/XHR set off by what came into view: an infinite feed's next batch arrives through them.
     const fetches = new Set<Request>();
