@@ -83,11 +83,21 @@ export const pngEncoder: ImageEncoder = {
   encode: async (image, settings) => {
     if (settings.smallest) return encodePng(image);
     if (image.kind === 'encoded') return image.data;
-    // Stitched sections or a resized image: Chromium's own algorithm (libpng's adaptive filters at
-    // level 6), through sharp's zlib-ng, without the analysis and retries that look for fewer bytes.
-    return sharpPng(image, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: true });
+    return answerPng(image);
   },
 };
+
+/**
+ * Stitched sections or a resized image on the response path, at Chromium's level, without the
+ * retries that look for fewer bytes: UI and text unfiltered (a 1280×20 000 page: 130 ms with the
+ * analysis and 1 % fewer bytes, against 400 ms for libpng's adaptive filters), anything with
+ * photos or gradients through libpng's adaptive filters (Chromium's own algorithm).
+ */
+async function answerPng(px: Pixels): Promise<Buffer> {
+  const analysis = analyseRows(px);
+  const flat = analysis.photoShare <= FLAT_MAX_PHOTO_SHARE && analysis.naturalShare <= FLAT_MAX_NATURAL_SHARE;
+  return sharpPng(px, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: !flat });
+}
 
 /** The png encoder's work, which needs no options (the bench's bare-CDP bound uses it as is). */
 export async function encodePng(image: RawImage): Promise<Buffer> {

@@ -260,6 +260,18 @@ describe('png encoder', () => {
     expect((await sharp(stitched).raw().toBuffer()).equals(px.data)).toBe(true);
   });
 
+  it('on the response path, stitched text and UI are written unfiltered, stitched photos with filters', async () => {
+    const answer = { quality: 80, smallest: false };
+    const text = await textPage();
+    const flat = readPng(await pngEncoder.encode({ kind: 'pixels', ...text, channels: 3 }, answer));
+    expect(flat.data.equals(text.data)).toBe(true);
+    expect(flat.filters.every((f) => f === Filter.None)).toBe(true);
+    const photo = grainyPhoto(200, 120);
+    const filtered = readPng(await pngEncoder.encode({ kind: 'pixels', ...photo, channels: 3 }, answer));
+    expect(filtered.data.equals(photo.data)).toBe(true);
+    expect(filtered.filters.filter((f) => f !== Filter.None).length).toBeGreaterThan(60);
+  });
+
   it('handles images too small to analyse', async () => {
     for (const [width, height] of [
       [1, 1],
