@@ -154,14 +154,17 @@ async function stepPass(shutter: Engine, base: string, pages: string[], kind: Ki
     };
     const steps = bundle.debug?.steps ?? bundle.steps ?? [];
     const render = steps.find((step) => step.name === 'render');
-    // The render step's own split: what it waited for (the lazy-content preload) and the capture proper.
-    const split =
-      render && answer.timing.capture !== undefined
-        ? [
-            { name: 'render: preload', ms: Math.max(0, render.ms - answer.timing.capture) },
-            { name: 'render: capture', ms: answer.timing.capture },
-          ]
-        : [];
+    // The render step's own split: what it waited for (the lazy-content preload), the capture proper
+    // and the encoding (Server-Timing's capture and encode are the render step's alone).
+    const capture = answer.timing.capture ?? 0;
+    const encode = answer.timing.encode ?? 0;
+    const split = render
+      ? [
+          { name: 'render: preload', ms: Math.max(0, render.ms - capture - encode) },
+          { name: 'render: capture', ms: capture },
+          { name: 'render: encode', ms: encode },
+        ]
+      : [];
     for (const step of [...steps, ...split]) {
       const list = byStep.get(step.name) ?? [];
       list.push(step.ms);
