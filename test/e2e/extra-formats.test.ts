@@ -1,6 +1,8 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../src/jobs/webhook-signature.js';
 import { periodOf } from '../../src/usage/period.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
 import { startService, type Service } from './harness.js';
 
 /** extra_formats (DESIGN.md §5.2): one capture of the page, several outputs, one charge. */
@@ -91,9 +93,10 @@ describe('extra_formats', () => {
     expect(await used()).toBe(before + 2);
   });
 
-  it('with async=1 the job stores every output and its result links each one, charged once', async () => {
+  it('with async=1 the job stores every output, its result and its signed webhook link each one, charged once', async () => {
+    const receiver = await startReceiver();
     const before = await used();
-    const res = await take({ format: 'jpg', extra_formats: ['html', 'webp'], async: true });
+    const res = await take({ format: 'jpg', extra_formats: ['html', 'webp'], async: true, webhook_url: receiver.url() });
     expect(res.statusCode, res.body.slice(0, 300)).toBe(202);
     const id = res.json().job_id as string;
     let job: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -113,7 +116,17 @@ describe('extra_formats', () => {
     const webp = await fetchLink(job.result.extra.webp.url);
     expect(await sharp(webp.rawPayload).metadata()).toMatchObject({ format: 'webp' });
     expect(job.result.extra.webp).toMatchObject({ content_type: 'image/webp', size: webp.rawPayload.length });
+    // The webhook carries the same result, every extra linked, signed with the key's secret.
+    await receiver.until((hooks) => hooks.length > 0);
+    const hook = receiver.received[0]!;
+    const payload = JSON.parse(hook.body) as typeof job;
+    expect(payload).toMatchObject({ job_id: id, status: 'succeeded' });
+    expect(payload.result.extra).toEqual(job.result.extra);
+    const secret = (await service.app.inject({ method: 'GET', url: '/v1/status', headers: { apikey: key } })).json().key
+      .signing_secret as string;
+    expect(verifyWebhook(secret, hook.body, String(hook.headers['x-shutter-signature']))).toBe(true);
     expect(await used()).toBe(before + 1);
+    await receiver.close();
   });
 
   it('refuses what cannot work, naming extra_formats, and charges nothing', async () => {
