@@ -62,7 +62,7 @@ describe('full-page captures of tall pages', () => {
     expectBands(image, 12);
   });
 
-  it('a 25 000 px page is cut at 20 000 px, one image with every band in order and the fixed header once', async () => {
+  it('a 25 000 px page is cut at 20 000 px, stitched from sections, with every band in order and the fixed header once', async () => {
     const res = await take({ url: `${fixture.baseUrl}/bands.html?h=25000&header=1` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-shutter-truncated']).toBe('height');
@@ -70,11 +70,11 @@ describe('full-page captures of tall pages', () => {
     expect([image.width, image.height]).toEqual([1280, 20000]);
     expectBands(image, 20, 100);
     expect(colourDistance(image.at(640, 10), HEADER)).toBeLessThan(24);
+    // Section boundaries (8 192 px apart) must show the page, not the fixed header again.
     for (const y of [8192 + 10, 16384 + 10]) expect(colourDistance(image.at(640, y), HEADER)).toBeGreaterThan(60);
   });
 
-  it('a page over 32 768 device px is stitched from sections, every band in order and the fixed header once', async () => {
-    // 20 000 CSS px at scale 2: 40 000 device px, past what one bitmap is taken for.
+  it('at scale 2 (40 000 device px) a page is stitched from sections too, every band in order and the fixed header once', async () => {
     const res = await take({ url: `${fixture.baseUrl}/bands.html?h=20000&header=1`, device_scale_factor: '2', viewport_width: '400' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-shutter-truncated']).toBeUndefined();

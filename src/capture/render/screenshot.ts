@@ -15,11 +15,12 @@ export interface RawCapture {
 /**
  * Above this height (device px) a capture is taken in sections and stitched: one bitmap of a
  * very tall page is GPU-texture-limited in some Chromium builds (content repeats) and costs
- * hundreds of MB in the browser at once. Up to it, one bitmap as Playwright takes it: a 20 000 px
- * page in 0.9 s instead of 1.5 s stitched, for ~120 MiB more per capture in flight (issue 35,
- * docs/performance.md "Tall full pages"); test/e2e/full-page.test.ts checks every band of one.
+ * hundreds of MB in the browser at once. One bitmap up to 32 768 px was tried (issue 35): a
+ * 20 000 px text page in 0.9 s instead of 1.5 s, but ~120 MiB more per capture in flight, and a
+ * 20 000 px page of noise spent 15 s in Chromium's PNG encoder (its fast PNG: 2 s) and lost its
+ * browser under load (docs/performance.md, "Tall full pages").
  */
-export const ONE_SHOT_MAX_DEVICE_HEIGHT = 32_768;
+export const ONE_SHOT_MAX_DEVICE_HEIGHT = 16_384;
 const SECTION_DEVICE_HEIGHT = 8_192;
 
 /** Height in CSS px a capture may have, within the cap, the pixel budget and the format's limit. */
