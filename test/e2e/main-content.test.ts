@@ -158,6 +158,36 @@ describe('main_content=1', () => {
       expect(md, passage).not.toContain(passage);
   });
 
+  const pictures = async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/pictures-datelines.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    const md = res.body;
+    for (const passage of [
+      'Volunteers from the Vale Orchard Trust planted',
+      'since it was founded on March 4, 2011.',
+      'recognised it in 2019',
+      'and took cuttings that winter',
+      'these rows will feed the whole valley',
+      'The first fruit is expected in four years',
+    ])
+      expect(md, passage).toContain(passage);
+    return md;
+  };
+
+  it('pictures: a caption or credit beside an image goes and the image stays; a teaser card (an image linking elsewhere) goes whole; quotes and inline icons stay', async () => {
+    const md = await pictures();
+    for (const passage of ['Hal Brewer', 'Cider festival returns']) expect(md, passage).not.toContain(passage);
+    // The captioned image and the quote's image stay; the card's thumbnail goes with its card.
+    expect(md.match(/!\[\]\([^)]*green\.svg\)/g)?.length).toBe(2);
+    expect(md).toMatch(/!\[:\)\]\([^)]*green\.svg\)/);
+  });
+
+  it('datelines (a short line with a clock time or a date that is not a sentence) go; dates in sentences stay', async () => {
+    const md = await pictures();
+    for (const passage of ['10:27 am', 'Posted 03/03/26']) expect(md, passage).not.toContain(passage);
+  });
+
   it('does not apply to image formats or pdf', async () => {
     for (const format of ['png', 'pdf']) {
       const res = await take({ url: article(), format, main_content: '1' });

@@ -22,7 +22,11 @@ type ReadabilityClass = new (
  * blocks repeated across the page), then Readability scores the rest, and the answer is checked for
  * being an article at all (a portal of teasers has none).
  */
-export function extractMainContent(Readability: ReadabilityClass, rootSelector: string | null): MainContentFound {
+export function extractMainContent(
+  Readability: ReadabilityClass,
+  rootSelector: string | null,
+  trimArticle: (holder: HTMLElement) => void,
+): MainContentFound {
   const root = rootSelector ? document.querySelector(rootSelector) : document.body;
   if (!root) return { found: false, title: '', html: '', reason: 'no root' };
   const rootText = (root.textContent ?? '').length;
@@ -142,6 +146,7 @@ export function extractMainContent(Readability: ReadabilityClass, rootSelector: 
   for (const el of Array.from(holder.querySelectorAll('figcaption, [class*="caption" i], [class*="credit" i]'))) {
     if (squash(el).length < 400) el.remove();
   }
+  trimArticle(holder);
   // Lines that are a link and little else: "Read more: …", "You may also like" lists, section labels,
   // "Get the app by clicking here". The story's own links sit inside its sentences.
   // Blocks only: a linked phrase inside a sentence (or a list item that starts with one) is the story's.
