@@ -25,7 +25,7 @@ type ReadabilityClass = new (
 export function extractMainContent(
   Readability: ReadabilityClass,
   rootSelector: string | null,
-  trimArticle: (holder: HTMLElement) => void,
+  trimArticle: (holder: HTMLElement, title: string) => void,
 ): MainContentFound {
   const root = rootSelector ? document.querySelector(rootSelector) : document.body;
   if (!root) return { found: false, title: '', html: '', reason: 'no root' };
@@ -146,7 +146,7 @@ export function extractMainContent(
   for (const el of Array.from(holder.querySelectorAll('figcaption, [class*="caption" i], [class*="credit" i]'))) {
     if (squash(el).length < 400) el.remove();
   }
-  trimArticle(holder);
+  trimArticle(holder, article.title ?? '');
   // Lines that are a link and little else: "Read more: …", "You may also like" lists, section labels,
   // "Get the app by clicking here". The story's own links sit inside its sentences.
   // Blocks only: a linked phrase inside a sentence (or a list item that starts with one) is the story's.

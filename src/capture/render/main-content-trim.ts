@@ -3,7 +3,7 @@
  * Readability keeps around the story that readers skip and reader views leave out. It edits
  * Readability's answer in place, in the inert document, where nothing loads or runs.
  */
-export function trimArticle(holder: HTMLElement): void {
+export function trimArticle(holder: HTMLElement, title: string): void {
   const squash = (el: Node) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
   const here = location.href.replace(/#.*$/, '');
 
@@ -21,7 +21,7 @@ export function trimArticle(holder: HTMLElement): void {
     // An image inside a line of text (an emoji, an icon) is the sentence's, and so is the text.
     if (pictured === img && Array.from(box.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && squash(n) !== '')) continue;
     const text = squash(box);
-    if (text === '' || text.length > 250 || box.querySelector('p p, li, table, pre, blockquote')) continue;
+    if (text === '' || text.length > 400 || box.querySelector('p p, li, table, pre, blockquote')) continue;
     const link = img.closest('a[href]') as HTMLAnchorElement | null;
     const elsewhere =
       link !== null &&
@@ -33,6 +33,21 @@ export function trimArticle(holder: HTMLElement): void {
       continue;
     }
     for (const node of Array.from(box.childNodes)) if (!node.contains(img) && squash(node) !== '') node.remove();
+  }
+
+  // Alt text that describes no picture in particular: a file name or a slug, the article's title
+  // again, or the same words on several images. It reads as text in the answer (Markdown's ![alt]),
+  // so it is emptied, the image kept.
+  const images = Array.from(holder.querySelectorAll('img[alt]'));
+  const alts = new Map<string, number>();
+  const altOf = (img: Element) => (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
+  for (const img of images) alts.set(altOf(img), (alts.get(altOf(img)) ?? 0) + 1);
+  const heading = title.replace(/\s+/g, ' ').trim().toLowerCase();
+  for (const img of images) {
+    const alt = altOf(img);
+    if (alt === '') continue;
+    const slug = !/\s/.test(alt) && (/[-_]/.test(alt) || /\.(jpe?g|png|gif|webp|avif|svg)$/i.test(alt));
+    if (slug || (alts.get(alt) ?? 0) > 1 || alt.toLowerCase() === heading) img.setAttribute('alt', '');
   }
 
   // Datelines: "Updated 5:27 am, Wednesday, November 20, 2019", "Posted: Fri 6:45 PM", "By … - 11/18/19".
