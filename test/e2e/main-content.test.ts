@@ -188,7 +188,23 @@ describe('main_content=1', () => {
     const md = await pictures();
     for (const passage of ['IMG_20260301', '#orchards', '![Orchard trust plants']) expect(md, passage).not.toContain(passage);
     expect(md).toMatch(/!\[A Cressbrook Pippin in blossom\]\([^)]*green\.svg\)/);
-    expect(md.match(/!\[[^\]]*\]\([^)]*green\.svg\)/g)?.length).toBe(8);
+    expect(md.match(/!\[[^\]]*\]\([^)]*green\.svg\)/g)?.length).toBe(9);
+  });
+
+  it("a block saying again what an image's alt text says is its caption, even away from the picture", async () => {
+    const md = await pictures();
+    expect(md).toContain('![Pupils from Cressbrook primary school water the newly planted saplings');
+    expect(md.split('Pupils from Cressbrook primary school').length).toBe(2);
+  });
+
+  it('a slideshow keeps its images and loses its fragments (counter, buttons, credits)', async () => {
+    const md = await pictures();
+    for (const passage of ['Image 1 of 6', 'Caption', 'Close', 'Jo Marsh']) expect(md, passage).not.toContain(passage);
+  });
+
+  it("a figure's words are its picture's, even when the picture never loaded", async () => {
+    const md = await pictures();
+    for (const passage of ['Image copyright', 'Cressbrook Archive']) expect(md, passage).not.toContain(passage);
   });
 
   it('datelines (a short line with a clock time or a date that is not a sentence) go; dates in sentences stay', async () => {

@@ -7,6 +7,21 @@ export function trimArticle(holder: HTMLElement, title: string): void {
   const squash = (el: Node) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
   const here = location.href.replace(/#.*$/, '');
 
+  // A figure's words are the picture's (its caption, its credit, a caption whose image never loaded),
+  // however long; unless the figure holds a quotation, a listing or a table, which are read.
+  for (const figure of Array.from(holder.querySelectorAll('figure'))) {
+    if (!holder.contains(figure) || figure.querySelector('blockquote, pre, table, code')) continue;
+    const media = 'img, picture, video, svg, audio';
+    const prune = (el: Element) => {
+      for (const node of Array.from(el.childNodes)) {
+        if (squash(node) === '') continue;
+        if (node instanceof Element && (node.matches(media) || node.querySelector(media))) prune(node);
+        else node.remove();
+      }
+    };
+    prune(figure);
+  }
+
   // Captions and teaser cards: an image with a little text beside it in a box of their own. The text
   // is the picture's (a caption, a credit: the story never reads it); when the image links to another
   // page, the box is a teaser for that page, text and picture alike.
@@ -33,6 +48,49 @@ export function trimArticle(holder: HTMLElement, title: string): void {
       continue;
     }
     for (const node of Array.from(box.childNodes)) if (!node.contains(img) && squash(node) !== '') node.remove();
+  }
+
+  // A block that says again what an image's alt text says is that image's caption, wherever it sits
+  // (a slideshow repeats it away from its picture).
+  const described = Array.from(holder.querySelectorAll('img[alt]'))
+    .map((img) => (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim())
+    .filter((alt) => alt.length >= 20);
+  if (described.length > 0) {
+    for (const el of Array.from(holder.querySelectorAll('p, div, li, span'))) {
+      if (!holder.contains(el) || el.querySelector('p, div, li, img, picture')) continue;
+      const text = squash(el);
+      if (text.length >= 20 && described.some((alt) => alt.includes(text))) el.remove();
+    }
+  }
+
+  // Slideshows and image widgets: images with nothing but fragments around them (credits, "Image 1 of
+  // 8", "Caption", "Close"), no sentence among them. The widest such box around each image loses its
+  // words, the images stay.
+  const fragmentsOnly = (el: Element) => {
+    if (squash(el).length > 300) return false;
+    for (const leaf of Array.from(el.querySelectorAll('p, div, li, span, h2, h3, h4, h5, h6'))) {
+      if (leaf.querySelector('p, div, li')) continue;
+      const text = squash(leaf);
+      if (text.length >= 60 || (text.length >= 20 && /[.!?:…]["”’')]?$/.test(text))) return false;
+    }
+    return true;
+  };
+  for (const img of Array.from(holder.querySelectorAll('img'))) {
+    if (!holder.contains(img)) continue;
+    // An image in a paragraph's text (an inline icon, a hover card) belongs to that sentence.
+    const paragraph = img.closest('p');
+    if (paragraph && squash(paragraph) !== '') continue;
+    let widget: Element | null = null;
+    for (let at = img.parentElement; at && at !== holder && fragmentsOnly(at); at = at.parentElement) widget = at;
+    if (!widget || squash(widget) === '' || widget.closest('blockquote')) continue;
+    const prune = (el: Element) => {
+      for (const node of Array.from(el.childNodes)) {
+        if (squash(node) === '') continue;
+        if (node instanceof Element && (node.matches('img, picture') || node.querySelector('img, picture'))) prune(node);
+        else node.remove();
+      }
+    };
+    prune(widget);
   }
 
   // Alt text that describes no picture in particular: a file name or a slug, the article's title
