@@ -207,6 +207,11 @@ describe('main_content=1', () => {
     for (const passage of ['Image copyright', 'Cressbrook Archive']) expect(md, passage).not.toContain(passage);
   });
 
+  it('a caption or a credit named so in the page goes, even without its picture', async () => {
+    const md = await pictures();
+    for (const passage of ['heeled in', 'Sam Okafor']) expect(md, passage).not.toContain(passage);
+  });
+
   it('datelines (a short line with a clock time or a date that is not a sentence) go; dates in sentences stay', async () => {
     const md = await pictures();
     for (const passage of ['10:27 am', 'Posted 03/03/26']) expect(md, passage).not.toContain(passage);

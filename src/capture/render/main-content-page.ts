@@ -107,7 +107,13 @@ export function extractMainContent(
       (adName.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`) && textLength() < 400);
     const pixel =
       el instanceof HTMLImageElement && el.complete && el.naturalWidth <= 2 && el.naturalHeight <= 2 && rect.width <= 2 && rect.height <= 2;
-    if (drop.has(tag) || hidden || overlay || offPage || collapsed || dialog || ad || pixel) {
+    // A caption or a photo credit, by its name (which Readability's answer no longer has); a box so named
+    // that holds the picture too is left to the rules after Readability.
+    const caption =
+      /caption|credit/i.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`) &&
+      textLength() < 400 &&
+      !el.querySelector('img, picture, video');
+    if (drop.has(tag) || hidden || overlay || offPage || collapsed || dialog || ad || pixel || caption) {
       copy.setAttribute('data-shutter-drop', '');
       dropped = el;
       continue;
@@ -143,7 +149,7 @@ export function extractMainContent(
   const squash = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
   const linkTextOf = (el: Element) => Array.from(el.querySelectorAll('a')).reduce((n, a) => n + squash(a).length, 0);
   // What Readability keeps that is the site's, not the story's. Captions and photo credits.
-  for (const el of Array.from(holder.querySelectorAll('figcaption, [class*="caption" i], [class*="credit" i]'))) {
+  for (const el of Array.from(holder.querySelectorAll('figcaption'))) {
     if (squash(el).length < 400) el.remove();
   }
   trimArticle(holder, article.title ?? '');
