@@ -132,7 +132,7 @@ describe('main_content=1', () => {
     for (const passage of ['Lighthouse keeper', 'Log in', 'Privacy']) expect(res.body, passage).not.toContain(passage);
   });
 
-  it('inside the article: link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
+  it('inside the article: breadcrumbs, link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
     const res = await take({ url: `${fixture.baseUrl}/main-content/inline-extras.html`, format: 'markdown', main_content: '1' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-shutter-warning']).toBeUndefined();
@@ -154,6 +154,7 @@ describe('main_content=1', () => {
       'Join the conversation',
       'seen from the north rim',
       'Gazette archive',
+      'Parish matters', // breadcrumbs: a nav element inside the story's column
     ])
       expect(md, passage).not.toContain(passage);
   });

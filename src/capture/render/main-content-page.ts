@@ -79,7 +79,14 @@ export function extractMainContent(
     // textContent, not innerText: innerText lays out each time, and this runs for every element.
     const textLength = () => (el.textContent ?? '').length;
     const role = el.getAttribute('role');
-    const chrome = role === 'navigation' || role === 'banner' || role === 'contentinfo' || role === 'complementary' || role === 'search';
+    // A nav element is navigation whatever its role says, breadcrumbs in the article's column too.
+    const chrome =
+      tag === 'NAV' ||
+      role === 'navigation' ||
+      role === 'banner' ||
+      role === 'contentinfo' ||
+      role === 'complementary' ||
+      role === 'search';
     const overlay =
       (chrome || style.position === 'fixed' || style.position === 'sticky') &&
       // A page laid out inside one fixed scroller (or a mislabelled wrapper) keeps its article.
