@@ -132,7 +132,7 @@ describe('main_content=1', () => {
     for (const passage of ['Lighthouse keeper', 'Log in', 'Privacy']) expect(res.body, passage).not.toContain(passage);
   });
 
-  it('inside the article: link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
+  it('inside the article: breadcrumbs, link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
     const res = await take({ url: `${fixture.baseUrl}/main-content/inline-extras.html`, format: 'markdown', main_content: '1' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-shutter-warning']).toBeUndefined();
@@ -154,8 +154,68 @@ describe('main_content=1', () => {
       'Join the conversation',
       'seen from the north rim',
       'Gazette archive',
+      'Parish matters', // breadcrumbs: a nav element inside the story's column
     ])
       expect(md, passage).not.toContain(passage);
+  });
+
+  const pictures = async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/pictures-datelines.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    const md = res.body;
+    for (const passage of [
+      'Volunteers from the Vale Orchard Trust planted',
+      'since it was founded on March 4, 2011.',
+      'recognised it in 2019',
+      'and took cuttings that winter',
+      'these rows will feed the whole valley',
+      'will graft another two thousand trees',
+      'The first fruit is expected in four years',
+    ])
+      expect(md, passage).toContain(passage);
+    return md;
+  };
+
+  it('pictures: a caption or credit beside an image goes and the image stays; a teaser card (an image linking elsewhere) goes whole; quotes and inline icons stay', async () => {
+    const md = await pictures();
+    for (const passage of ['Hal Brewer', 'first row of saplings', 'Cider festival returns']) expect(md, passage).not.toContain(passage);
+    // The captioned image and the quote's image stay; the card's thumbnail goes with its card.
+    expect(md.match(/!\[\]\([^)]*green\.svg\)/g)?.length).toBeGreaterThanOrEqual(2);
+    expect(md).toMatch(/!\[:\)\]\([^)]*green\.svg\)/);
+  });
+
+  it("alt text that describes no picture (a file name, the article's title, the same words on several images) is emptied, the images kept", async () => {
+    const md = await pictures();
+    for (const passage of ['IMG_20260301', '#orchards', '![Orchard trust plants']) expect(md, passage).not.toContain(passage);
+    expect(md).toMatch(/!\[A Cressbrook Pippin in blossom\]\([^)]*green\.svg\)/);
+    expect(md.match(/!\[[^\]]*\]\([^)]*green\.svg\)/g)?.length).toBe(9);
+  });
+
+  it("a block saying again what an image's alt text says is its caption, even away from the picture", async () => {
+    const md = await pictures();
+    expect(md).toContain('![Pupils from Cressbrook primary school water the newly planted saplings');
+    expect(md.split('Pupils from Cressbrook primary school').length).toBe(2);
+  });
+
+  it('a slideshow keeps its images and loses its fragments (counter, buttons, credits)', async () => {
+    const md = await pictures();
+    for (const passage of ['Image 1 of 6', 'Caption', 'Close', 'Jo Marsh']) expect(md, passage).not.toContain(passage);
+  });
+
+  it("a figure's words are its picture's, even when the picture never loaded", async () => {
+    const md = await pictures();
+    for (const passage of ['Image copyright', 'Cressbrook Archive']) expect(md, passage).not.toContain(passage);
+  });
+
+  it('a caption or a credit named so in the page goes, even without its picture', async () => {
+    const md = await pictures();
+    for (const passage of ['heeled in', 'Sam Okafor']) expect(md, passage).not.toContain(passage);
+  });
+
+  it('datelines (a short line with a clock time or a date that is not a sentence) go; dates in sentences stay', async () => {
+    const md = await pictures();
+    for (const passage of ['10:27 am', 'Posted 03/03/26']) expect(md, passage).not.toContain(passage);
   });
 
   it('does not apply to image formats or pdf', async () => {

@@ -22,7 +22,11 @@ type ReadabilityClass = new (
  * blocks repeated across the page), then Readability scores the rest, and the answer is checked for
  * being an article at all (a portal of teasers has none).
  */
-export function extractMainContent(Readability: ReadabilityClass, rootSelector: string | null): MainContentFound {
+export function extractMainContent(
+  Readability: ReadabilityClass,
+  rootSelector: string | null,
+  trimArticle: (holder: HTMLElement, title: string) => void,
+): MainContentFound {
   const root = rootSelector ? document.querySelector(rootSelector) : document.body;
   if (!root) return { found: false, title: '', html: '', reason: 'no root' };
   const rootText = (root.textContent ?? '').length;
@@ -75,7 +79,14 @@ export function extractMainContent(Readability: ReadabilityClass, rootSelector: 
     // textContent, not innerText: innerText lays out each time, and this runs for every element.
     const textLength = () => (el.textContent ?? '').length;
     const role = el.getAttribute('role');
-    const chrome = role === 'navigation' || role === 'banner' || role === 'contentinfo' || role === 'complementary' || role === 'search';
+    // A nav element is navigation whatever its role says, breadcrumbs in the article's column too.
+    const chrome =
+      tag === 'NAV' ||
+      role === 'navigation' ||
+      role === 'banner' ||
+      role === 'contentinfo' ||
+      role === 'complementary' ||
+      role === 'search';
     const overlay =
       (chrome || style.position === 'fixed' || style.position === 'sticky') &&
       // A page laid out inside one fixed scroller (or a mislabelled wrapper) keeps its article.
@@ -103,7 +114,13 @@ export function extractMainContent(Readability: ReadabilityClass, rootSelector: 
       (adName.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`) && textLength() < 400);
     const pixel =
       el instanceof HTMLImageElement && el.complete && el.naturalWidth <= 2 && el.naturalHeight <= 2 && rect.width <= 2 && rect.height <= 2;
-    if (drop.has(tag) || hidden || overlay || offPage || collapsed || dialog || ad || pixel) {
+    // A caption or a photo credit, by its name (which Readability's answer no longer has); a box so named
+    // that holds the picture too is left to the rules after Readability.
+    const caption =
+      /caption|credit/i.test(`${el.id} ${typeof el.className === 'string' ? el.className : ''}`) &&
+      textLength() < 400 &&
+      !el.querySelector('img, picture, video');
+    if (drop.has(tag) || hidden || overlay || offPage || collapsed || dialog || ad || pixel || caption) {
       copy.setAttribute('data-shutter-drop', '');
       dropped = el;
       continue;
@@ -139,9 +156,10 @@ export function extractMainContent(Readability: ReadabilityClass, rootSelector: 
   const squash = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
   const linkTextOf = (el: Element) => Array.from(el.querySelectorAll('a')).reduce((n, a) => n + squash(a).length, 0);
   // What Readability keeps that is the site's, not the story's. Captions and photo credits.
-  for (const el of Array.from(holder.querySelectorAll('figcaption, [class*="caption" i], [class*="credit" i]'))) {
+  for (const el of Array.from(holder.querySelectorAll('figcaption'))) {
     if (squash(el).length < 400) el.remove();
   }
+  trimArticle(holder, article.title ?? '');
   // Lines that are a link and little else: "Read more: …", "You may also like" lists, section labels,
   // "Get the app by clicking here". The story's own links sit inside its sentences.
   // Blocks only: a linked phrase inside a sentence (or a list item that starts with one) is the story's.

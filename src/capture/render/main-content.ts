@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { extractMainContent, type MainContentFound } from './main-content-page.js';
+import { trimArticle } from './main-content-trim.js';
 
 export type { MainContentFound } from './main-content-page.js';
 
@@ -21,7 +22,7 @@ export async function mainContent(page: Page, selector?: string): Promise<MainCo
   const expression =
     `(() => { const __name = (f) => f; ` +
     `const Readability = (() => { ${readability()}\n; return Readability; })(); ` +
-    `return (${extractMainContent.toString()})(Readability, ${JSON.stringify(selector ?? null)}); })()`;
+    `return (${extractMainContent.toString()})(Readability, ${JSON.stringify(selector ?? null)}, ${trimArticle.toString()}); })()`;
   return page.evaluate(expression) as Promise<MainContentFound>;
 }
 

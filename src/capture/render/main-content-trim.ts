@@ -1,0 +1,127 @@
+/**
+ * Runs in the page, serialized like extractMainContent (nothing from outside its own body): what
+ * Readability keeps around the story that readers skip and reader views leave out. It edits
+ * Readability's answer in place, in the inert document, where nothing loads or runs.
+ */
+export function trimArticle(holder: HTMLElement, title: string): void {
+  const squash = (el: Node) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const here = location.href.replace(/#.*$/, '');
+
+  // A figure's words are the picture's (its caption, its credit, a caption whose image never loaded),
+  // however long; unless the figure holds a quotation, a listing or a table, which are read.
+  for (const figure of Array.from(holder.querySelectorAll('figure'))) {
+    if (!holder.contains(figure) || figure.querySelector('blockquote, pre, table, code')) continue;
+    const media = 'img, picture, video, svg, audio';
+    const prune = (el: Element) => {
+      for (const node of Array.from(el.childNodes)) {
+        if (squash(node) === '') continue;
+        if (node instanceof Element && (node.matches(media) || node.querySelector(media))) prune(node);
+        else node.remove();
+      }
+    };
+    prune(figure);
+  }
+
+  // Captions and teaser cards: an image with a little text beside it in a box of their own. The text
+  // is the picture's (a caption, a credit: the story never reads it); when the image links to another
+  // page, the box is a teaser for that page, text and picture alike.
+  for (const img of Array.from(holder.querySelectorAll('img'))) {
+    if (!holder.contains(img)) continue;
+    let pictured: Element = img;
+    while (pictured.parentElement && pictured.parentElement !== holder && squash(pictured.parentElement) === '')
+      pictured = pictured.parentElement;
+    const box = pictured.parentElement;
+    // A quotation beside a picture is still the quote.
+    if (!box || box === holder || box.querySelectorAll('img').length > 1 || box.closest('blockquote')) continue;
+    // An image inside a line of text (an emoji, an icon) is the sentence's, and so is the text.
+    if (pictured === img && Array.from(box.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && squash(n) !== '')) continue;
+    const text = squash(box);
+    if (text === '' || text.length > 400 || box.querySelector('p p, li, table, pre, blockquote')) continue;
+    const link = img.closest('a[href]') as HTMLAnchorElement | null;
+    const elsewhere =
+      link !== null &&
+      box.contains(link) &&
+      link.href.replace(/#.*$/, '') !== here &&
+      !/\.(jpe?g|png|gif|webp|avif)(\?|$)/i.test(link.href);
+    if (elsewhere) {
+      box.remove();
+      continue;
+    }
+    for (const node of Array.from(box.childNodes)) if (!node.contains(img) && squash(node) !== '') node.remove();
+  }
+
+  // A block that says again what an image's alt text says is that image's caption, wherever it sits
+  // (a slideshow repeats it away from its picture).
+  const described = Array.from(holder.querySelectorAll('img[alt]'))
+    .map((img) => (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim())
+    .filter((alt) => alt.length >= 20);
+  if (described.length > 0) {
+    for (const el of Array.from(holder.querySelectorAll('p, div, li, span'))) {
+      if (!holder.contains(el) || el.querySelector('p, div, li, img, picture')) continue;
+      const text = squash(el);
+      if (text.length >= 20 && described.some((alt) => alt.includes(text))) el.remove();
+    }
+  }
+
+  // Slideshows and image widgets: images with nothing but fragments around them (credits, "Image 1 of
+  // 8", "Caption", "Close"), no sentence among them. The widest such box around each image loses its
+  // words, the images stay.
+  const fragmentsOnly = (el: Element) => {
+    if (squash(el).length > 300) return false;
+    for (const leaf of Array.from(el.querySelectorAll('p, div, li, span, h2, h3, h4, h5, h6'))) {
+      if (leaf.querySelector('p, div, li')) continue;
+      const text = squash(leaf);
+      if (text.length >= 60 || (text.length >= 20 && /[.!?:…]["”’')]?$/.test(text))) return false;
+    }
+    return true;
+  };
+  for (const img of Array.from(holder.querySelectorAll('img'))) {
+    if (!holder.contains(img)) continue;
+    // An image in a paragraph's text (an inline icon, a hover card) belongs to that sentence.
+    const paragraph = img.closest('p');
+    if (paragraph && squash(paragraph) !== '') continue;
+    let widget: Element | null = null;
+    for (let at = img.parentElement; at && at !== holder && fragmentsOnly(at); at = at.parentElement) widget = at;
+    if (!widget || squash(widget) === '' || widget.closest('blockquote')) continue;
+    const prune = (el: Element) => {
+      for (const node of Array.from(el.childNodes)) {
+        if (squash(node) === '') continue;
+        if (node instanceof Element && (node.matches('img, picture') || node.querySelector('img, picture'))) prune(node);
+        else node.remove();
+      }
+    };
+    prune(widget);
+  }
+
+  // Alt text that describes no picture in particular: a file name or a slug, the article's title
+  // again, or the same words on several images. It reads as text in the answer (Markdown's ![alt]),
+  // so it is emptied, the image kept.
+  const images = Array.from(holder.querySelectorAll('img[alt]'));
+  const alts = new Map<string, number>();
+  const altOf = (img: Element) => (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
+  for (const img of images) alts.set(altOf(img), (alts.get(altOf(img)) ?? 0) + 1);
+  const heading = title.replace(/\s+/g, ' ').trim().toLowerCase();
+  for (const img of images) {
+    const alt = altOf(img);
+    if (alt === '') continue;
+    const slug = !/\s/.test(alt) && (/[-_]/.test(alt) || /\.(jpe?g|png|gif|webp|avif|svg)$/i.test(alt));
+    if (slug || (alts.get(alt) ?? 0) > 1 || alt.toLowerCase() === heading) img.setAttribute('alt', '');
+  }
+
+  // Datelines: "Updated 5:27 am, Wednesday, November 20, 2019", "Posted: Fri 6:45 PM", "By … - 11/18/19".
+  // A short block with a clock time or a date in it that is not a sentence; the story's sentences end.
+  // Quotes keep theirs (an embedded post's date line is part of the quote).
+  const dated = [
+    /\b\d{1,2}:\d{2}\b/,
+    /\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/,
+    /\b(19|20)\d{2}-\d{2}-\d{2}\b/,
+    /\p{L}{3,}\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+(19|20)\d{2}\b/u,
+    /\b\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+(19|20)\d{2}\b/u,
+  ];
+  for (const el of Array.from(holder.querySelectorAll('p, div'))) {
+    if (!holder.contains(el) || el.closest('blockquote') || el.querySelector('p, div, li, table, pre, img, picture, video')) continue;
+    const text = squash(el);
+    if (text.length === 0 || text.length >= 120 || /[.!?…]["”’')]?$/.test(text)) continue;
+    if (el.querySelector('time') || dated.some((d) => d.test(text))) el.remove();
+  }
+}
