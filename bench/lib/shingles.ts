@@ -62,7 +62,7 @@ export function score(pages: readonly PageMatch[]): { precision: number; recall:
 /** Markdown's text as a reader sees it: link and image targets, emphasis and table syntax left out. */
 export function markdownText(markdown: string): string {
   return markdown
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/!\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
     .replace(/\]\((?:[^()]|\([^)]*\))*\)/g, ']')
     .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
 }
