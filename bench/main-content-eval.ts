@@ -12,7 +12,8 @@
  * Run: `make build && node dist/bench/main-content-eval.js`
  * (BENCH_MC_DIR the clone, BENCH_MC_LIMIT the first N pages, BENCH_MC_WORST pages listed per column,
  * BENCH_MC_SPLIT=even|odd one half only (even-indexed pages tune, odd-indexed ones are held out),
- * BENCH_MC_WHOLE=0 without the whole-page captures, BENCH_MC_SAVE=<dir> each page's outputs there.)
+ * BENCH_MC_WHOLE=0 without the whole-page captures, BENCH_MC_SAVE=<dir> each page's outputs there,
+ * BENCH_MC_IMAGE_TEXT=0 images scored as no text instead of their alt text.)
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -37,6 +38,7 @@ const WORST = Number(process.env.BENCH_MC_WORST ?? 5);
 const SPLIT = process.env.BENCH_MC_SPLIT;
 const WITH_WHOLE = process.env.BENCH_MC_WHOLE !== '0';
 const SAVE = process.env.BENCH_MC_SAVE;
+const IMAGE_TEXT = process.env.BENCH_MC_IMAGE_TEXT !== '0';
 if (SAVE) mkdirSync(SAVE, { recursive: true });
 
 if (!existsSync(`${dir}/ground-truth.json`)) {
@@ -139,7 +141,10 @@ async function capture(id: string, mainContent: boolean, into: Column): Promise<
     into.ms.push(performance.now() - started);
     into.renderMs.push((timings.ms.capture ?? 0) + (timings.ms.encode ?? 0));
     if (result.warnings?.includes('main_content_not_found')) into.notFound++;
-    const answer = markdownText(result.body.toString('utf8'));
+    const markdown = result.body.toString('utf8');
+    // BENCH_MC_IMAGE_TEXT=0: an image is no text, as in the text of the rendered Markdown (its alt
+    // text shows only where the picture does not); by default its alt text is scored as text.
+    const answer = markdownText(IMAGE_TEXT ? markdown : markdown.replace(/!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)/g, ''));
     if (SAVE) writeFileSync(`${SAVE}/${id}.${mainContent ? 'main' : 'whole'}.md`, answer);
     // The article's body, as the benchmark marks it: without the title heading main_content puts first.
     const found = mainContent && !result.warnings?.includes('main_content_not_found');
