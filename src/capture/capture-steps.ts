@@ -16,7 +16,7 @@ import { emulateMediaType } from './steps/media-type.js';
 import { navigate } from './steps/navigate.js';
 import { addTargetHeaders, setCookies } from './steps/request-shaping.js';
 import { pageMetadata } from './steps/page-metadata.js';
-import { FONTS_MAX_MS, settle } from './steps/settle.js';
+import { hasDrawnOutput, FONTS_MAX_MS, settle } from './steps/settle.js';
 import { waitForPage } from './steps/wait-for-page.js';
 
 /**
@@ -112,8 +112,8 @@ const PAGE_STEPS: readonly CaptureStep[] = [
   {
     name: 'settle',
     phase: 'wait',
-    async run({ cdp, clock, mainFrame }) {
-      await settle(cdp, clock.spareMs(FONTS_MAX_MS));
+    async run({ cdp, clock, mainFrame, options }) {
+      if (hasDrawnOutput(options)) await settle(cdp, clock.spareMs(FONTS_MAX_MS));
       // Last look before rendering: a main document the egress proxy refused is a 403.
       mainFrame.check();
     },
