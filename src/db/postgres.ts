@@ -28,6 +28,12 @@ export async function openPostgres(url: string, options: { schema?: string | und
   pool.on('error', (error) => {
     process.emitWarning(`Postgres connection lost: ${error.message}`, { code: 'SHUTTER_POSTGRES' });
   });
+  // A client checked out when its server goes away emits 'error' on itself, which the pool does not
+  // hear: unheard, it ended the process (backend-outage.test.ts, about one run in two). Its query fails
+  // on its own (503 backend_unavailable) and the pool drops it on release; here it is only heard.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const kysely = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   const db: Db = {
