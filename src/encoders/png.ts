@@ -94,10 +94,12 @@ export const pngEncoder: ImageEncoder = {
  * photos or gradients through libpng's adaptive filters (Chromium's own algorithm).
  */
 async function answerPng(px: Pixels): Promise<Buffer> {
-  const analysis = analyseRows(px);
-  const flat = analysis.photoShare <= FLAT_MAX_PHOTO_SHARE && analysis.naturalShare <= FLAT_MAX_NATURAL_SHARE;
-  return sharpPng(px, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: !flat });
+  return sharpPng(px, { compressionLevel: ADAPTIVE_LEVEL, adaptiveFiltering: !isUiAndText(analyseRows(px)) });
 }
+
+/** UI and text: no photo and next to no gradient, whose rows compress best unfiltered. */
+const isUiAndText = (analysis: RowAnalysis) =>
+  analysis.photoShare <= FLAT_MAX_PHOTO_SHARE && analysis.naturalShare <= FLAT_MAX_NATURAL_SHARE;
 
 /** The png encoder's work, which needs no options (the bench's bare-CDP bound uses it as is). */
 export async function encodePng(image: RawImage): Promise<Buffer> {
@@ -115,7 +117,7 @@ export async function encodePngRoute(image: RawImage): Promise<EncodedPng> {
   if (px.channels !== 3 && px.channels !== 4) {
     // Grey: sharp would write it as RGB.
     best = { png: await writePng(px, analysis), route: 'filtered' };
-  } else if (analysis.photoShare <= FLAT_MAX_PHOTO_SHARE && analysis.naturalShare <= FLAT_MAX_NATURAL_SHARE) {
+  } else if (isUiAndText(analysis)) {
     best = { png: await sharpPng(px, { compressionLevel: FLAT_LEVEL, adaptiveFiltering: false }), route: 'flat' };
     const enough = (png: Buffer) => !input || png.length <= input.length * FLAT_MAX_SHARE_OF_INPUT;
     if (!enough(best.png)) {
