@@ -144,7 +144,7 @@ async function capture(id: string, mainContent: boolean, into: Column): Promise<
     const markdown = result.body.toString('utf8');
     // BENCH_MC_IMAGE_TEXT=0: an image is no text, as in the text of the rendered Markdown (its alt
     // text shows only where the picture does not); by default its alt text is scored as text.
-    const answer = markdownText(IMAGE_TEXT ? markdown : markdown.replace(/!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)/g, ''));
+    const answer = markdownText(markdown, { images: IMAGE_TEXT ? 'alt' : 'none' });
     if (SAVE) writeFileSync(`${SAVE}/${id}.${mainContent ? 'main' : 'whole'}.md`, answer);
     // The article's body, as the benchmark marks it: without the title heading main_content puts first.
     const found = mainContent && !result.warnings?.includes('main_content_not_found');

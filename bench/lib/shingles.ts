@@ -59,10 +59,18 @@ export function score(pages: readonly PageMatch[]): { precision: number; recall:
   return { precision, recall, f1: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0 };
 }
 
-/** Markdown's text as a reader sees it: link and image targets, emphasis and table syntax left out. */
-export function markdownText(markdown: string): string {
+/** A link's or an image's target, parentheses in the URL included: `(https://x.test/a_(b))`. */
+const TARGET = String.raw`\((?:[^()]|\([^)]*\))*\)`;
+const IMAGE = new RegExp(String.raw`!\[([^\]]*)\]` + TARGET, 'g');
+const LINK_TARGET = new RegExp(String.raw`\]` + TARGET, 'g');
+
+/**
+ * Markdown's text as a reader sees it: link and image targets, emphasis and table syntax left out.
+ * An image reads as its alt text, or with `images: 'none'` as nothing (the rendered Markdown's text).
+ */
+export function markdownText(markdown: string, { images = 'alt' }: { images?: 'alt' | 'none' } = {}): string {
   return markdown
-    .replace(/!\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
-    .replace(/\]\((?:[^()]|\([^)]*\))*\)/g, ']')
+    .replace(IMAGE, images === 'alt' ? '$1' : '')
+    .replace(LINK_TARGET, ']')
     .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1');
 }

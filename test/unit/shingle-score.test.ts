@@ -34,6 +34,7 @@ describe('article-body scoring (bench/main-content-eval.ts)', () => {
     expect(markdownText('See [the *report*](https://x.test/a_(b)) and ![a chart](c.png) 1\\. done \\_x')).toBe(
       'See [the *report*] and a chart 1. done _x',
     );
+    expect(markdownText('See ![a chart](c_(1).png) here', { images: 'none' })).toBe('See  here');
     // An image URL with parentheses in it (vox.com's image service) leaves nothing of the URL behind.
     expect(markdownText('![A photo](https://cdn.test/crop/0x0:3000x2000/filters:focal(1500x1000:1501x1001)/a.jpg) after')).toBe(
       'A photo after',
