@@ -5,21 +5,22 @@
  */
 export function trimArticle(holder: HTMLElement, title: string): void {
   const squash = (el: Node) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const altOf = (img: Element) => (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
   const here = location.href.replace(/#.*$/, '');
+  /** Leaves in `el` only what holds `media`, and the blank nodes between: its words go, its pictures stay. */
+  const keepOnly = (el: Element, media: string) => {
+    for (const node of Array.from(el.childNodes)) {
+      if (squash(node) === '') continue;
+      if (node instanceof Element && (node.matches(media) || node.querySelector(media))) keepOnly(node, media);
+      else node.remove();
+    }
+  };
 
   // A figure's words are the picture's (its caption, its credit, a caption whose image never loaded),
   // however long; unless the figure holds a quotation, a listing or a table, which are read.
   for (const figure of Array.from(holder.querySelectorAll('figure'))) {
     if (!holder.contains(figure) || figure.querySelector('blockquote, pre, table, code')) continue;
-    const media = 'img, picture, video, svg, audio';
-    const prune = (el: Element) => {
-      for (const node of Array.from(el.childNodes)) {
-        if (squash(node) === '') continue;
-        if (node instanceof Element && (node.matches(media) || node.querySelector(media))) prune(node);
-        else node.remove();
-      }
-    };
-    prune(figure);
+    keepOnly(figure, 'img, picture, video, svg, audio');
   }
 
   // Captions and teaser cards: an image with a little text beside it in a box of their own. The text
@@ -53,7 +54,7 @@ export function trimArticle(holder: HTMLElement, title: string): void {
   // A block that says again what an image's alt text says is that image's caption, wherever it sits
   // (a slideshow repeats it away from its picture).
   const described = Array.from(holder.querySelectorAll('img[alt]'))
-    .map((img) => (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim())
+    .map(altOf)
     .filter((alt) => alt.length >= 20);
   if (described.length > 0) {
     for (const el of Array.from(holder.querySelectorAll('p, div, li, span'))) {
@@ -83,14 +84,7 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     let widget: Element | null = null;
     for (let at = img.parentElement; at && at !== holder && fragmentsOnly(at); at = at.parentElement) widget = at;
     if (!widget || squash(widget) === '' || widget.closest('blockquote')) continue;
-    const prune = (el: Element) => {
-      for (const node of Array.from(el.childNodes)) {
-        if (squash(node) === '') continue;
-        if (node instanceof Element && (node.matches('img, picture') || node.querySelector('img, picture'))) prune(node);
-        else node.remove();
-      }
-    };
-    prune(widget);
+    keepOnly(widget, 'img, picture');
   }
 
   // Alt text that describes no picture in particular: a file name or a slug, the article's title
@@ -98,7 +92,6 @@ export function trimArticle(holder: HTMLElement, title: string): void {
   // so it is emptied, the image kept.
   const images = Array.from(holder.querySelectorAll('img[alt]'));
   const alts = new Map<string, number>();
-  const altOf = (img: Element) => (img.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
   for (const img of images) alts.set(altOf(img), (alts.get(altOf(img)) ?? 0) + 1);
   const heading = title.replace(/\s+/g, ' ').trim().toLowerCase();
   for (const img of images) {
