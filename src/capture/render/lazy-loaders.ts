@@ -16,8 +16,8 @@ const PROBE = `(() => {
 
 /**
  * Markup of lazy loaders that swap a placeholder when the element comes into view (lazysizes,
- * lozad, vanilla-lazyload, WordPress and most CMS themes). Native lazy loading is counted where it
- * is switched to eager (preload-lazy-content.ts).
+ * lozad, vanilla-lazyload, WordPress and most CMS themes). Native lazy loading is no such sign: it
+ * needs no grown viewport (preload-lazy-content.ts).
  */
 export const LAZY_MARKUP =
   '[data-src],[data-srcset],[data-lazy],[data-lazy-src],[data-lazy-srcset],[data-original],[data-bg],[data-background],.lazyload,.lazy';
