@@ -252,8 +252,7 @@ async function main(): Promise<void> {
     const floor = await startEngine('floor', ctx, {
       BENCH_BASELINE_HOST_RULES: 'MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
       BENCH_FLOOR_MARKDOWN: 'innertext',
-      // BENCH_FLOOR_PDF_TAGGED=1: Playwright prints the tagged document Shutter prints by default.
-      ...(process.env.BENCH_FLOOR_PDF_TAGGED === '1' ? { BENCH_FLOOR_PDF_TAGGED: '1' } : {}),
+      // BENCH_FLOOR_PDF_TAGGED reaches it with the rest of this process's environment.
     });
     const results: Record<string, unknown> = {};
     const steps: Record<string, StepFigure[]> = {};
