@@ -19,13 +19,16 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { EgressProxy } from '../src/egress/egress-proxy.js';
+import { tunnelThrough } from '../src/egress/upstream-proxy.js';
 import { parseCidrList } from '../src/values/cidr.js';
+import { parseUpstreamProxy, type UpstreamProxy } from '../src/values/proxy-url.js';
 import { median, percentile } from './lib/stats.js';
 
 const N = Number(process.env.BENCH_EGRESS_N ?? 2_000);
 const BODY = Buffer.alloc(Number(process.env.BENCH_EGRESS_BODY_KB ?? 16) * 1024, 'a');
 const LARGE = Buffer.alloc(64 * 1024 * 1024, 'b');
 const ROUNDS = 3;
+const TIMEOUT_MS = 5_000;
 
 /** A resolver table: the site is the local server, every other name fails as a dead host does. */
 const resolve = async (host: string): Promise<string[]> => {
@@ -42,23 +45,13 @@ function startSite(): Promise<Server> {
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
 }
 
-/** Reads from the socket until `done` says the bytes so far are enough. */
-function readUntil(socket: Socket, done: (data: Buffer) => boolean): Promise<Buffer> {
+/** Everything the socket sends until it ends (the server closes after its answer). */
+function readToEnd(socket: Socket): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let length = 0;
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      length += chunk.length;
-      // The handshake replies are a few bytes: only they are looked at before the end.
-      if (length < 64 && done(Buffer.concat(chunks))) {
-        socket.off('data', onData);
-        resolve(Buffer.concat(chunks));
-      }
-    };
-    socket.on('data', onData);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.once('error', reject);
-    socket.once('end', () => resolve(Buffer.concat(chunks, length)));
+    socket.once('end', () => resolve(Buffer.concat(chunks)));
   });
 }
 
@@ -71,20 +64,9 @@ const opened = (port: number) =>
 /** One GET over an open socket, read to the end (the server closes). */
 async function get(socket: Socket, path: string): Promise<number> {
   socket.write(`GET ${path} HTTP/1.1\r\nhost: site.test\r\n\r\n`);
-  const response = await readUntil(socket, () => false);
+  const response = await readToEnd(socket);
   socket.destroy();
   return response.length;
-}
-
-/** SOCKS5 greeting and CONNECT by name; resolves with the reply code (0: connected). */
-async function socksConnect(socket: Socket, host: string, port: number): Promise<number> {
-  socket.write(Buffer.from([5, 1, 0]));
-  await readUntil(socket, (d) => d.length >= 2);
-  const name = Buffer.from(host);
-  const portBytes = Buffer.from([port >> 8, port & 0xff]);
-  socket.write(Buffer.concat([Buffer.from([5, 1, 0, 3, name.length]), name, portBytes]));
-  const reply = await readUntil(socket, (d) => d.length >= 10);
-  return reply[1] ?? -1;
 }
 
 interface Figure {
@@ -112,9 +94,8 @@ async function measure(variant: string, once: () => Promise<void>): Promise<Figu
   };
 }
 
-async function relay(viaProxy: boolean, sitePort: number, proxyPort: number): Promise<number> {
-  const socket = await opened(viaProxy ? proxyPort : sitePort);
-  if (viaProxy && (await socksConnect(socket, 'site.test', sitePort)) !== 0) throw new Error('relay: CONNECT refused');
+async function relay(viaProxy: UpstreamProxy | undefined, sitePort: number): Promise<number> {
+  const socket = viaProxy ? await tunnelThrough(viaProxy, 'site.test', sitePort, TIMEOUT_MS) : await opened(sitePort);
   const start = performance.now();
   const bytes = await get(socket, '/large');
   return Math.round(bytes / 1024 / 1024 / ((performance.now() - start) / 1000));
@@ -124,28 +105,28 @@ async function main(): Promise<void> {
   const site = await startSite();
   const sitePort = (site.address() as AddressInfo).port;
   const proxy = new EgressProxy({ allowed: parseCidrList('127.0.0.0/8'), resolve, logger: pino({ level: 'silent' }) });
-  const proxyPort = Number(new URL(await proxy.listen()).port);
+  // Through the project's own SOCKS5 client (the one upstream proxies are reached with).
+  const socks = parseUpstreamProxy(await proxy.listen());
   const figures: Figure[][] = [];
   for (let round = 0; round < ROUNDS; round++) {
     figures.push([
       await measure('direct', async () => void (await get(await opened(sitePort), '/'))),
       await measure('socks', async () => {
-        const socket = await opened(proxyPort);
-        if ((await socksConnect(socket, 'site.test', sitePort)) !== 0) throw new Error('CONNECT refused');
-        await get(socket, '/');
+        await get(await tunnelThrough(socks, 'site.test', sitePort, TIMEOUT_MS), '/');
       }),
       await measure('socks, dead host', async () => {
-        const socket = await opened(proxyPort);
-        const code = await socksConnect(socket, 'cdn.dead.test', 443);
-        socket.destroy();
-        if (code === 0) throw new Error('a dead host was connected');
+        const connected = await tunnelThrough(socks, 'cdn.dead.test', 443, TIMEOUT_MS).then(
+          (socket) => socket.destroy(),
+          () => undefined,
+        );
+        if (connected !== undefined) throw new Error('a dead host was connected');
       }),
     ]);
   }
   const relays = { direct: [] as number[], socks: [] as number[] };
   for (let i = 0; i < ROUNDS; i++) {
-    relays.direct.push(await relay(false, sitePort, proxyPort));
-    relays.socks.push(await relay(true, sitePort, proxyPort));
+    relays.direct.push(await relay(undefined, sitePort));
+    relays.socks.push(await relay(socks, sitePort));
   }
   await proxy.close();
   site.close();
