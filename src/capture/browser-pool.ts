@@ -52,6 +52,11 @@ export interface BrowserPoolOptions {
    * page with them as soon as it starts, so the first capture after a (re)start finds one ready.
    */
   warmContext?: (browserVersion: string) => BrowserContextOptions;
+  /**
+   * A script every page of every context runs before the page's own: installed when the context is
+   * opened, which for a spare is before its capture is asked for.
+   */
+  initScript?: string;
 }
 
 /** Consecutive failed launches after which the pool reports itself not ready (/readyz 503). */
@@ -166,6 +171,7 @@ export class BrowserPool {
   private async openSession(gen: Generation, contextOptions: BrowserContextOptions): Promise<Session> {
     const context = await gen.browser.newContext(contextOptions);
     try {
+      if (this.options.initScript) await context.addInitScript(this.options.initScript);
       return { context, page: await context.newPage() };
     } catch (error) {
       await context.close().catch(() => undefined);

@@ -2,7 +2,6 @@ import { AppError } from '../errors/app-error.js';
 import { formatOf, type Format, type TakeFormat } from '../formats/registry.js';
 import type { TakeOptions } from '../options/schema.js';
 import { recordAnimation } from './render/animation.js';
-import { rendersBelowTheFold, watchLazyLoaders } from './render/lazy-loaders.js';
 import { RENDERERS } from './render/renderers.js';
 import { isBlankImage } from './steps/blank-image.js';
 import { detectBotChallenge } from './steps/bot-challenge.js';
@@ -31,14 +30,6 @@ const PAGE_STEPS: readonly CaptureStep[] = [
   { name: 'cookies', phase: 'navigate', run: ({ context, options }) => setCookies(context, options) },
   { name: 'headers', phase: 'navigate', run: ({ cdp, options }) => addTargetHeaders(cdp, options) },
   { name: 'media_type', phase: 'navigate', run: ({ cdp, options }) => emulateMediaType(cdp, options.media_type) },
-  {
-    // Lets the preload before a full page or a PDF know whether the page has a script lazy loader.
-    name: 'lazy_loader_probe',
-    phase: 'navigate',
-    run: async ({ page, options }) => {
-      if (rendersBelowTheFold(options)) await watchLazyLoaders(page);
-    },
-  },
   {
     name: 'navigate',
     phase: 'navigate',

@@ -1,12 +1,12 @@
-import type { CDPSession, Page } from 'playwright-core';
-import type { TakeOptions } from '../../options/schema.js';
+import type { CDPSession } from 'playwright-core';
 
 /**
  * Counts IntersectionObserver.observe calls in the page's main world. The method is wrapped in a
  * Proxy, which keeps its name, length and native-looking source; the count lives on the Proxy's
  * handler, which only the debugger protocol can reach ([[Handler]]), so the page sees no new global.
+ * The browser pool installs it in every context it opens (chromium-engine.ts).
  */
-const PROBE = `(() => {
+export const LAZY_LOADER_PROBE = `(() => {
   const proto = self.IntersectionObserver && IntersectionObserver.prototype;
   const observe = proto && Object.getOwnPropertyDescriptor(proto, 'observe');
   if (!observe || typeof observe.value !== 'function') return;
@@ -21,19 +21,6 @@ const PROBE = `(() => {
  */
 export const LAZY_MARKUP =
   '[data-src],[data-srcset],[data-lazy],[data-lazy-src],[data-lazy-srcset],[data-original],[data-bg],[data-background],.lazyload,.lazy';
-
-/** Whether the format renders content below the fold: only then is lazy content worth loading. */
-export const rendersBelowTheFold = (options: TakeOptions): boolean =>
-  options.format === 'pdf' || options.full_page || (options.extra_formats?.includes('pdf') ?? false);
-
-/**
- * Before navigation: lets observedIntersections see whether the page observes intersections. Through
- * Playwright's own session: a script added on the capture's session runs only once that session
- * has enabled the Page domain, which would cost every capture its events.
- */
-export async function watchLazyLoaders(page: Page): Promise<void> {
-  await page.addInitScript(PROBE);
-}
 
 /** The probe's count of observed intersections (0 when it was not installed), in three round trips. */
 export async function observedIntersections(cdp: CDPSession): Promise<number> {
