@@ -55,6 +55,8 @@ const NATIVE = page(`<div class="spacer"></div><img loading="lazy" src="http://u
 const SWITCHES = page(`<p id="switches">switches:</p><div class="spacer"></div>
 <img id="shown" loading="lazy" src="http://unresolvable.invalid/a.png" alt="" width="10" height="10">
 <div style="display:none"><img id="hidden" loading="lazy" src="http://unresolvable.invalid/b.png" alt=""></div>
+<picture><img id="pictured" loading="lazy" src="http://unresolvable.invalid/c.png" alt="" width="10" height="10"></picture>
+<iframe id="framed" loading="lazy" src="http://unresolvable.invalid/d.html" width="10" height="10"></iframe>
 <script>new MutationObserver((records) => { for (const r of records) document.getElementById('switches').textContent += ' switched ' + r.target.id; })
   .observe(document.body, { subtree: true, attributeFilter: ['loading'] });</script>`);
 
@@ -78,7 +80,7 @@ describe('lazy content before printing', () => {
     expect(await pdfOf(MARKUP)).toContain('resized');
   });
 
-  it('a page with native lazy images only is not resized, and Chromium prints its lazy image', async () => {
+  it('a page with native lazy images only is not resized, and its lazy image is printed', async () => {
     // A 600×300 teal PNG below the fold, on the fixture server: in the PDF as an image of that size.
     const html = page(
       `<div class="spacer"></div><img loading="lazy" src="${fixture.baseUrl}/fidelity/assets/teal.png" alt=""><p>after the image</p>`,
@@ -94,13 +96,17 @@ describe('lazy content before printing', () => {
     expect(await pdfOf(NATIVE)).not.toContain('resized');
   });
 
-  it('a print switches no lazy element; a full page switches the rendered ones only (display: none stays lazy)', async () => {
+  it('a print switches the rendered lazy images outside <picture> only; a full page switches every rendered lazy element (display: none stays lazy)', async () => {
     const printed = await pdfOf(SWITCHES);
-    expect(printed).toContain('switches:');
-    expect(printed).not.toContain('switched');
+    expect(printed).toContain('switched shown');
+    expect(printed).not.toContain('switched hidden');
+    expect(printed).not.toContain('switched pictured');
+    expect(printed).not.toContain('switched framed');
     const res = await take({ html: SWITCHES, format: 'markdown', full_page: '1' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('switched shown');
+    expect(res.body).toContain('switched pictured');
+    expect(res.body).toContain('switched framed');
     expect(res.body).not.toContain('switched hidden');
     expect(res.body).not.toContain('resized');
   });

@@ -7,9 +7,12 @@ import type { Renderer } from './render-context.js';
 export const renderMarkdown: Renderer = async (ctx) => {
   const { page, cdp, options, limits, timings, clock } = ctx;
   // turndown and its DOM are loaded on the first markdown capture, not at start.
-  const { htmlToMarkdown, renderedHtml } = await import('../../encoders/markdown.js');
+  const [{ htmlToMarkdown }, { renderedHtml }] = await Promise.all([
+    import('../../encoders/markdown.js'),
+    import('../../encoders/rendered-html.js'),
+  ]);
   if (options.full_page) {
-    await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock, { switchNative: true }));
+    await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock, { switchNative: 'all' }));
   }
   const selection = await selectElement(ctx);
   const article = options.main_content ? await timings.measure('capture', () => mainContent(page, selection.selector)) : undefined;

@@ -13,6 +13,18 @@ const IMAGE_WAIT_MS = 3_000;
 const FETCH_WAIT_MS = 1_500;
 
 /**
+ * Which rendered native lazy elements are made eager (and awaited with the other images) first.
+ * `all`: images and iframes, for a full-page screenshot, which nothing else loads. `plain_images`:
+ * images outside <picture>, for a PDF. Chromium's printing loads lazy elements itself but does
+ * not wait for them reliably (issue 35: a lazy PNG below the fold was in 2 of 8 prints with
+ * Playwright alone, in 8 of 8 once switched and awaited), while switching the <picture> images of
+ * two saved news pages made their prints wait ~2 s (their print-media sources are on hosts that
+ * fail), and their plain prints took 80–170 ms. Lazy iframes and <picture>s stay Chromium's.
+ */
+export type NativeLazySwitch = 'all' | 'plain_images';
+const SWITCHED: Record<NativeLazySwitch, string> = { all: 'img[loading=lazy],iframe[loading=lazy]', plain_images: 'img[loading=lazy]' };
+
+/**
  * Expressions go over the capture's own CDP session: Playwright's first page.evaluate in a page
  * injects its utility script first (~10 ms, more under load).
  */
@@ -37,8 +49,8 @@ const pageHeight = async (cdp: CDPSession, max: number) =>
   Math.min(max, Number(await evaluate(cdp, 'Math.ceil(document.documentElement.scrollHeight)')) || 0);
 
 /**
- * Makes lazy content load before a full-page capture or a PDF: native `loading=lazy` images and
- * iframes are made eager (`switchNative`; a print loads them itself); then, when the page shows signs
+ * Makes lazy content load before a full-page capture or a PDF: rendered native `loading=lazy`
+ * elements are made eager (`switchNative`, above); then, when the page shows signs
  * of a script loader (it observes intersections, or has lazy-loader markup: lazy-loaders.ts), the viewport is grown to the page's
  * height for a couple of frames, so every IntersectionObserver target is in view at once (one
  * round instead of a scroll step per viewport: ~400 ms less on a 20 000 px page). Infinite-scroll
@@ -51,7 +63,7 @@ export async function preloadLazyContent(
   cdp: CDPSession,
   maxHeight: number,
   clock: Pick<CaptureClock, 'spareMs'>,
-  { switchNative }: { switchNative: boolean },
+  { switchNative }: { switchNative: NativeLazySwitch },
 ): Promise<void> {
   const started = Date.now();
   // What the capture's deadline leaves: a page held by stalls has less.
@@ -63,8 +75,8 @@ export async function preloadLazyContent(
     `(() => {
       let markup = 0;
       try {
-        if (${switchNative}) for (const el of document.querySelectorAll('img[loading=lazy],iframe[loading=lazy]')) {
-          if (el.getClientRects().length > 0) el.loading = 'eager';
+        for (const el of document.querySelectorAll(${JSON.stringify(SWITCHED[switchNative])})) {
+          if (el.getClientRects().length > 0 && !(${switchNative === 'plain_images'} && el.closest('picture'))) el.loading = 'eager';
         }
       } catch {}
       try { markup = document.querySelectorAll(${JSON.stringify(LAZY_MARKUP)}).length; } catch {}
@@ -74,7 +86,7 @@ export async function preloadLazyContent(
   const viewport = page.viewportSize();
   let height = Math.min(maxHeight, Number(found?.height) || 0);
   // Native lazy elements are no sign: switched to eager they load without being in view, and a
-  // print loads them by itself. Observed intersections cost three round trips: asked only when the
+  // print loads those left lazy by itself. Observed intersections cost three round trips: asked only when the
   // markup did not decide.
   const hasLazyContent = async () => (found?.markup ?? 0) > 0 || (await observedIntersections(cdp)) > 0;
   if (viewport && height > viewport.height && (await hasLazyContent())) {
