@@ -58,7 +58,8 @@ const SWITCHES = page(`<p id="switches">switches:</p><div class="spacer"></div>
 <picture><img id="pictured" loading="lazy" src="http://unresolvable.invalid/c.png" alt="" width="10" height="10"></picture>
 <iframe id="framed" loading="lazy" src="http://unresolvable.invalid/d.html" width="10" height="10"></iframe>
 <script>new MutationObserver((records) => { for (const r of records) document.getElementById('switches').textContent += ' switched ' + r.target.id; })
-  .observe(document.body, { subtree: true, attributeFilter: ['loading'] });</script>`);
+  .observe(document.body, { subtree: true, attributeFilter: ['loading'] });
+addEventListener('beforeprint', () => { document.getElementById('switches').textContent += ' lazy-at-print ' + document.querySelectorAll('img[loading=lazy]').length; });</script>`);
 
 /** A long page with nothing lazy in it. */
 const PLAIN = page(`<div class="spacer"></div><p>THE END OF A PLAIN PAGE</p>`);
@@ -96,18 +97,26 @@ describe('lazy content before printing', () => {
     expect(await pdfOf(NATIVE)).not.toContain('resized');
   });
 
-  it('a print switches the rendered lazy images outside <picture> only; a full page switches every rendered lazy element (display: none stays lazy)', async () => {
+  it('a print and a full page switch every rendered lazy element (display: none stays lazy); a print keeps one hidden lazy image, then removes it', async () => {
     const printed = await pdfOf(SWITCHES);
     expect(printed).toContain('switched shown');
+    expect(printed).toContain('switched pictured');
+    expect(printed).toContain('switched framed');
     expect(printed).not.toContain('switched hidden');
-    expect(printed).not.toContain('switched pictured');
-    expect(printed).not.toContain('switched framed');
+    // The hidden one and the print sentinel (preload-lazy-content.ts) are all that is lazy when printing.
+    expect(printed).toContain('lazy-at-print 2');
+    const withHtml = await take({ html: SWITCHES, format: 'pdf', extra_formats: 'html', response_type: 'json' });
+    expect(withHtml.statusCode, withHtml.body.slice(0, 300)).toBe(200);
+    const html = (withHtml.json() as { extra: { html: { text: string } } }).extra.html.text;
+    expect(html).toContain('switched shown');
+    expect(html).not.toContain('data-shutter-print-sentinel');
     const res = await take({ html: SWITCHES, format: 'markdown', full_page: '1' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('switched shown');
     expect(res.body).toContain('switched pictured');
     expect(res.body).toContain('switched framed');
     expect(res.body).not.toContain('switched hidden');
+    expect(res.body).not.toContain('lazy-at-print');
     expect(res.body).not.toContain('resized');
   });
 

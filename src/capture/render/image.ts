@@ -25,7 +25,7 @@ export function imageRenderer(encoder: ImageEncoder): Renderer {
         : undefined);
     if (options.full_page && !region) {
       const height = allowedCssHeight(options, limits, request);
-      await timings.measure('wait', () => preloadLazyContent(page, cdp, height, clock, { switchNative: 'all' }));
+      await timings.measure('wait', () => preloadLazyContent(page, cdp, height, clock, { forPrint: false }));
     }
     // Transparent where the page paints nothing: Chromium's default white backdrop goes.
     if (options.omit_background) await cdp.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });

@@ -12,7 +12,7 @@ export const renderMarkdown: Renderer = async (ctx) => {
     import('../../encoders/rendered-html.js'),
   ]);
   if (options.full_page) {
-    await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock, { switchNative: 'all' }));
+    await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock, { forPrint: false }));
   }
   const selection = await selectElement(ctx);
   const article = options.main_content ? await timings.measure('capture', () => mainContent(page, selection.selector)) : undefined;

@@ -12,17 +12,28 @@ const IMAGE_WAIT_MS = 3_000;
 /** How long one round waits for the fetches it set off (an infinite feed's next page) before looking again. */
 const FETCH_WAIT_MS = 1_500;
 
+/** Native lazy elements: Chromium loads only those in or near the viewport. */
+const NATIVE_LAZY = 'img[loading=lazy],iframe[loading=lazy]';
+
 /**
- * Which rendered native lazy elements are made eager (and awaited with the other images) first.
- * `all`: images and iframes, for a full-page screenshot, which nothing else loads. `plain_images`:
- * images outside <picture>, for a PDF. Chromium's printing loads lazy elements itself but does
- * not wait for them reliably (issue 35: a lazy PNG below the fold was in 2 of 8 prints with
- * Playwright alone, in 8 of 8 once switched and awaited), while switching the <picture> images of
- * two saved news pages made their prints wait ~2 s (their print-media sources are on hosts that
- * fail), and their plain prints took 80–170 ms. Lazy iframes and <picture>s stay Chromium's.
+ * For a print: an image left lazy and never shown. Chromium's printing loads lazy elements itself
+ * but does not wait for them reliably (issue 35: a lazy PNG below the fold was in 2 of 8 prints with
+ * Playwright alone), so a PDF's are switched and awaited like a full page's. But once a real page had
+ * none left lazy, its print waited ~2 s more (Chromium 156, Playwright alone, on six saved news
+ * pages, whether their images loaded or failed; never on our small fixtures), and one `display:
+ * none` lazy image left in the document keeps it at 45–90 ms. It has no box, so it changes no
+ * layout; it is removed after printing (removePrintSentinel), before any other output is rendered.
  */
-export type NativeLazySwitch = 'all' | 'plain_images';
-const SWITCHED: Record<NativeLazySwitch, string> = { all: 'img[loading=lazy],iframe[loading=lazy]', plain_images: 'img[loading=lazy]' };
+const PRINT_SENTINEL = `(() => {
+  const img = document.createElement('img');
+  img.loading = 'lazy';
+  img.alt = '';
+  img.style.display = 'none';
+  img.setAttribute('data-shutter-print-sentinel', '');
+  img.src = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
+  document.body?.append(img);
+  return true;
+})()`;
 
 /**
  * Expressions go over the capture's own CDP session: Playwright's first page.evaluate in a page
@@ -50,7 +61,7 @@ const pageHeight = async (cdp: CDPSession, max: number) =>
 
 /**
  * Makes lazy content load before a full-page capture or a PDF: rendered native `loading=lazy`
- * elements are made eager (`switchNative`, above); then, when the page shows signs
+ * images and iframes are made eager (for a print, with PRINT_SENTINEL); then, when the page shows signs
  * of a script loader (it observes intersections, or has lazy-loader markup: lazy-loaders.ts), the viewport is grown to the page's
  * height for a couple of frames, so every IntersectionObserver target is in view at once (one
  * round instead of a scroll step per viewport: ~400 ms less on a 20 000 px page). Infinite-scroll
@@ -63,8 +74,8 @@ export async function preloadLazyContent(
   cdp: CDPSession,
   maxHeight: number,
   clock: Pick<CaptureClock, 'spareMs'>,
-  { switchNative }: { switchNative: NativeLazySwitch },
-): Promise<void> {
+  { forPrint }: { forPrint: boolean },
+): Promise<{ printSentinel: boolean }> {
   const started = Date.now();
   // What the capture's deadline leaves: a page held by stalls has less.
   const growBudgetMs = clock.spareMs(PRELOAD_BUDGET_MS);
@@ -73,20 +84,20 @@ export async function preloadLazyContent(
   const found = (await evaluate(
     cdp,
     `(() => {
-      let markup = 0;
+      let markup = 0, switched = 0, sentinel = false;
       try {
-        for (const el of document.querySelectorAll(${JSON.stringify(SWITCHED[switchNative])})) {
-          if (el.getClientRects().length > 0 && !(${switchNative === 'plain_images'} && el.closest('picture'))) el.loading = 'eager';
+        for (const el of document.querySelectorAll(${JSON.stringify(NATIVE_LAZY)})) {
+          if (el.getClientRects().length > 0) { el.loading = 'eager'; switched++; }
         }
+        if (${forPrint} && switched > 0) sentinel = ${PRINT_SENTINEL};
       } catch {}
       try { markup = document.querySelectorAll(${JSON.stringify(LAZY_MARKUP)}).length; } catch {}
-      return { markup, height: Math.ceil(document.documentElement.scrollHeight) };
+      return { markup, sentinel, height: Math.ceil(document.documentElement.scrollHeight) };
     })()`,
-  )) as { markup?: number; height?: number } | undefined;
+  )) as { markup?: number; sentinel?: boolean; height?: number } | undefined;
   const viewport = page.viewportSize();
   let height = Math.min(maxHeight, Number(found?.height) || 0);
-  // Native lazy elements are no sign: switched to eager they load without being in view, and a
-  // print loads those left lazy by itself. Observed intersections cost three round trips: asked only when the
+  // Native lazy elements are no sign: switched to eager they load without being in view. Observed intersections cost three round trips: asked only when the
   // markup did not decide.
   const hasLazyContent = async () => (found?.markup ?? 0) > 0 || (await observedIntersections(cdp)) > 0;
   if (viewport && height > viewport.height && (await hasLazyContent())) {
@@ -138,4 +149,10 @@ export async function preloadLazyContent(
       await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, ${Math.round(clock.spareMs(IMAGE_WAIT_MS))}))]);
     })()`,
   );
+  return { printSentinel: found?.sentinel === true };
+}
+
+/** After printing: the sentinel PRINT_SENTINEL added, gone again. */
+export async function removePrintSentinel(cdp: CDPSession): Promise<void> {
+  await evaluate(cdp, `document.querySelector('img[data-shutter-print-sentinel]')?.remove()`);
 }
