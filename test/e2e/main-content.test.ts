@@ -218,6 +218,35 @@ describe('main_content=1', () => {
     for (const passage of ['10:27 am', 'Posted 03/03/26']) expect(md, passage).not.toContain(passage);
   });
 
+  const embeds = async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/embeds-credits.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    const md = res.body;
+    for (const passage of [
+      'A road sign put up on Monday',
+      'many of them wondered aloud',
+      'a contractor had used a list',
+      'a strip of tape',
+    ])
+      expect(md, passage).toContain(passage);
+    return md;
+  };
+
+  it('an embedded post quoted in the story stays, with its attribution, though its box is named like a widget', async () => {
+    const md = await embeds();
+    expect(md).toContain('Ended up at the edge of the reservoir looking at ducks');
+    expect(md).toContain('(@moragpell)');
+    expect(md.indexOf('looking at ducks')).toBeLessThan(md.indexOf('a contractor had used a list'));
+  });
+
+  it("a photo credit at the end of an alt text goes, the picture's description stays", async () => {
+    const md = await embeds();
+    expect(md).toMatch(/!\[The new sign at the Fenwick roundabout on Monday morning\.\]\([^)]*green\.svg\)/);
+    expect(md).toMatch(/!\[Ducks on the reservoir where the drowned village of Lowmere once stood\]\([^)]*green\.svg\)/);
+    for (const passage of ['Lena Brook', 'All rights reserved', 'Fenwick Archive']) expect(md, passage).not.toContain(passage);
+  });
+
   it('does not apply to image formats or pdf', async () => {
     for (const format of ['png', 'pdf']) {
       const res = await take({ url: article(), format, main_content: '1' });

@@ -139,6 +139,19 @@ export function extractMainContent(
   }
   for (const [copy, key] of blocks) if ((counted.get(key) ?? 0) > 1) copy.setAttribute('data-shutter-drop', '');
   clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
+  // Embedded posts quoted in the story ("… — Name (@handle) November 18, 2019", the markup a social
+  // network's embed code leaves when its script does not run) sit in a box of their own, named like
+  // a widget ("social", "embed", "media"), which Readability drops as unlikely or link-heavy. The box
+  // is taken away and the quotation stays in its place, where Readability reads it with the story.
+  const attributed = /[—–]\s*[^()]{1,80}\(@[\w.]{1,30}\)[^()]{0,40}$/u;
+  for (const quote of Array.from(clone.querySelectorAll('blockquote'))) {
+    const text = (quote.textContent ?? '').replace(/\s+/g, ' ').trim();
+    if (!attributed.test(text)) continue;
+    let box: Element = quote;
+    while (box.parentElement && box.parentElement !== clone && (box.parentElement.textContent ?? '').replace(/\s+/g, ' ').trim() === text)
+      box = box.parentElement;
+    if (box !== quote) box.replaceWith(quote);
+  }
 
   const doc = document.implementation.createHTMLDocument(document.title);
   // Readability reads the title and byline hints from the head.

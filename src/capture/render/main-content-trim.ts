@@ -101,6 +101,17 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     if (slug || (alts.get(alt) ?? 0) > 1 || alt.toLowerCase() === heading) img.setAttribute('alt', '');
   }
 
+  // A photo credit at the end of an alt text ("… in Hanoi. Photo: Hau Dinh, AP / Copyright 2019 …",
+  // "(Credit: Getty Images)", "(AP Photo/…)", "© …"): the description stays, the credit goes, as
+  // credits beside a picture do. Only after a description, not when the alt is nothing but a credit.
+  const credit =
+    /\s*[([]?\s*(?:[A-Z]{2,}\s+)?(?:(?:[Pp]hoto(?:graph)?|[Ii]mage|[Pp]icture|[Cc]redit|[Ss]ource)s?\s*(?:by\b|:|\/)|©|\([Cc]\)|[Cc]opyright\b)[^]*$/u;
+  for (const img of images) {
+    const alt = altOf(img);
+    const at = alt.search(credit);
+    if (at >= 20) img.setAttribute('alt', alt.slice(0, at).trim());
+  }
+
   // Datelines: "Updated 5:27 am, Wednesday, November 20, 2019", "Posted: Fri 6:45 PM", "By … - 11/18/19".
   // A short block with a clock time or a date in it that is not a sentence; the story's sentences end.
   // Quotes keep theirs (an embedded post's date line is part of the quote).
