@@ -240,6 +240,17 @@ describe('main_content=1', () => {
     expect(md.indexOf('looking at ducks')).toBeLessThan(md.indexOf('a contractor had used a list'));
   });
 
+  it('an embedded post three boxes deep is one post, not a block repeated on the page', async () => {
+    const md = await embeds();
+    expect(md).toContain('We are looking into it.');
+    expect(md).toContain('(@fenwickroads)');
+  });
+
+  it("an ad slot's label left over the empty slot goes", async () => {
+    const md = await embeds();
+    expect(md).not.toContain('Advertisement');
+  });
+
   it("a photo credit at the end of an alt text goes, the picture's description stays", async () => {
     const md = await embeds();
     expect(md).toMatch(/!\[The new sign at the Fenwick roundabout on Monday morning\.\]\([^)]*green\.svg\)/);

@@ -64,6 +64,9 @@ export function extractMainContent(
     [300, 50],
   ];
   const adName = /(^|[\s_-])(ad|ads|adv|advert|advertisement|adslot|adunit|ad-slot|ad-unit|dfp|gpt-ad|sponsored|banner-ad)([\s_-]|$)/i;
+  // An embedded post, as a social network's embed code leaves it when its script does not run: a
+  // quotation signed "— Name (@handle) November 18, 2019".
+  const attributed = /[—–]\s*[^()]{1,80}\(@[\w.]{1,30}\)[^()]{0,40}$/u;
   const counted = new Map<string, number>();
   const blocks: Array<[Element, string]> = [];
   let dropped: Element | null = null;
@@ -133,17 +136,20 @@ export function extractMainContent(
     if (block && el.querySelector('a')) {
       const key = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
       if (key.length < 20 || key.length > 400) continue;
+      // An embedded post (below) in wrappers nested around it counts once per wrapper, a "repeat" that
+      // is not one. (Nested wrappers around other words are left to count: on the benchmark they are
+      // mostly widgets, author boxes and newsletter sign-ups, and counting them once cost precision.)
+      const quote = el.querySelector('blockquote');
+      if (quote && attributed.test(key) && (quote.textContent ?? '').replace(/\s+/g, ' ').trim() === key) continue;
       counted.set(key, (counted.get(key) ?? 0) + 1);
       blocks.push([copy, key]);
     }
   }
   for (const [copy, key] of blocks) if ((counted.get(key) ?? 0) > 1) copy.setAttribute('data-shutter-drop', '');
   clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
-  // Embedded posts quoted in the story ("… — Name (@handle) November 18, 2019", the markup a social
-  // network's embed code leaves when its script does not run) sit in a box of their own, named like
-  // a widget ("social", "embed", "media"), which Readability drops as unlikely or link-heavy. The box
-  // is taken away and the quotation stays in its place, where Readability reads it with the story.
-  const attributed = /[—–]\s*[^()]{1,80}\(@[\w.]{1,30}\)[^()]{0,40}$/u;
+  // Embedded posts quoted in the story sit in a box of their own, named like a widget ("social",
+  // "embed", "media"), which Readability drops as unlikely or link-heavy. The box is taken away and
+  // the quotation stays in its place, where Readability reads it with the story.
   for (const quote of Array.from(clone.querySelectorAll('blockquote'))) {
     const text = (quote.textContent ?? '').replace(/\s+/g, ' ').trim();
     if (!attributed.test(text)) continue;

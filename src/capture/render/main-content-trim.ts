@@ -112,6 +112,14 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     if (at >= 20) img.setAttribute('alt', alt.slice(0, at).trim());
   }
 
+  // An ad slot's label left over its empty slot ("Advertisement", "Anzeige", "Iklan"…): a block with
+  // that one word and nothing else.
+  const adLabel =
+    /^(advert|advertisement|advertising|ad|ads|sponsored|anzeige|werbung|publicidad|publicidade|publicité|pubblicità|advertentie|reklama|реклама|iklan|広告|スポンサードリンク|スポンサーリンク|광고|广告)$/iu;
+  for (const el of Array.from(holder.querySelectorAll('p, div, span, li, h2, h3, h4, h5, h6'))) {
+    if (holder.contains(el) && !el.querySelector('img, picture, video') && adLabel.test(squash(el))) el.remove();
+  }
+
   // Datelines: "Updated 5:27 am, Wednesday, November 20, 2019", "Posted: Fri 6:45 PM", "By … - 11/18/19".
   // A short block with a clock time or a date in it that is not a sentence; the story's sentences end.
   // Quotes keep theirs (an embedded post's date line is part of the quote).
