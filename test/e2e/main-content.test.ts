@@ -251,11 +251,26 @@ describe('main_content=1', () => {
     expect(md).not.toContain('Advertisement');
   });
 
+  it("a hover card inside a sentence (a picture and the link's words again) goes; the sentence and its link stay", async () => {
+    const md = await embeds();
+    expect(md).toMatch(/The county councillor for the valley, \[Ada Quill\]\([^)]*\/people\/ada-quill\), said the mistake/);
+    expect(md).not.toContain('Quill presses for a bigger roads budget');
+  });
+
   it("a photo credit at the end of an alt text goes, the picture's description stays", async () => {
     const md = await embeds();
     expect(md).toMatch(/!\[The new sign at the Fenwick roundabout on Monday morning\.\]\([^)]*green\.svg\)/);
     expect(md).toMatch(/!\[Ducks on the reservoir where the drowned village of Lowmere once stood\]\([^)]*green\.svg\)/);
     for (const passage of ['Lena Brook', 'All rights reserved', 'Fenwick Archive']) expect(md, passage).not.toContain(passage);
+  });
+
+  it("of sibling article elements, the one with the page's h1 is the main content; the other posts' excerpts are left out", async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/sibling-posts.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    for (const passage of ['A grey heron can stand in the shallows', 'The heron is waiting for the water to settle', 'tuck the other leg'])
+      expect(res.body, passage).toContain(passage);
+    for (const passage of ['Otters came back', 'Reed cutting starts']) expect(res.body, passage).not.toContain(passage);
   });
 
   it('does not apply to image formats or pdf', async () => {

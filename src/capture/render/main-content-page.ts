@@ -146,6 +146,16 @@ export function extractMainContent(
     }
   }
   for (const [copy, key] of blocks) if ((counted.get(key) ?? 0) > 1) copy.setAttribute('data-shutter-drop', '');
+  // Posts side by side: of sibling article elements, the one holding the page's h1 and a story's worth
+  // of text is the page's; the others are other posts (a blog's excerpts of its latest, under the story),
+  // which Readability would join to it as siblings of the same kind.
+  const indexOf = new Map(live.map((el, i) => [el, i]));
+  for (const parent of new Set(Array.from(root.querySelectorAll('article')).map((a) => a.parentElement))) {
+    const posts = Array.from(parent?.children ?? []).filter((el) => el.tagName === 'ARTICLE');
+    const titled = posts.filter((post) => post.querySelector('h1'));
+    if (posts.length < 2 || titled.length !== 1 || (titled[0]!.textContent ?? '').replace(/\s+/g, ' ').trim().length < 500) continue;
+    for (const post of posts) if (post !== titled[0]) copies[indexOf.get(post) ?? -1]?.setAttribute('data-shutter-drop', '');
+  }
   clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
   // Embedded posts quoted in the story sit in a box of their own, named like a widget ("social",
   // "embed", "media"), which Readability drops as unlikely or link-heavy. The box is taken away and

@@ -16,6 +16,20 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     }
   };
 
+  // Hover cards: a person's or a page's card inside a sentence, right after the link it belongs to, with
+  // a picture and that link's words again (the site's stylesheet shows it only on hover). The card
+  // goes, the sentence and its link stay.
+  for (const img of Array.from(holder.querySelectorAll('p img'))) {
+    for (let card = img.parentElement; card && card.tagName !== 'P' && holder.contains(card); card = card.parentElement) {
+      const before = card.previousElementSibling;
+      const name = before?.tagName === 'A' ? squash(before) : '';
+      if (name !== '' && Array.from(card.querySelectorAll('a')).some((a) => squash(a) === name)) {
+        card.remove();
+        break;
+      }
+    }
+  }
+
   // A figure's words are the picture's (its caption, its credit, a caption whose image never loaded),
   // however long; unless the figure holds a quotation, a listing or a table, which are read.
   for (const figure of Array.from(holder.querySelectorAll('figure'))) {
