@@ -85,6 +85,7 @@ describe('main_content=1', () => {
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.body).toContain('<title>The river that ran backwards</title>');
+    expect(res.body).not.toContain('data-shutter');
     expectArticle(res.body.replace(/<[^>]+>/g, ''));
   });
 
@@ -255,6 +256,22 @@ describe('main_content=1', () => {
     const md = await embeds();
     expect(md).toMatch(/The county councillor for the valley, \[Ada Quill\]\([^)]*\/people\/ada-quill\), said the mistake/);
     expect(md).not.toContain('Quill presses for a bigger roads budget');
+  });
+
+  it("fine print (a paragraph set clearly smaller than the story's text) goes", async () => {
+    const md = await embeds();
+    expect(md).not.toContain('Valley Press Holdings');
+    expect(md).not.toContain('based in Marlow');
+  });
+
+  it('a short paragraph wholly in italics right under a picture is its caption', async () => {
+    const md = await embeds();
+    expect(md).not.toContain('seen from the dam');
+  });
+
+  it('a link line ending in a price is an offer and stays', async () => {
+    const md = await embeds();
+    expect(md).toContain('Get a replica of the sign at the county shop for $24.99');
   });
 
   it("a photo credit at the end of an alt text goes, the picture's description stays", async () => {

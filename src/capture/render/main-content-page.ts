@@ -128,6 +128,8 @@ export function extractMainContent(
       dropped = el;
       continue;
     }
+    // Its font size, to tell the story's fine print from its running text once Readability has answered.
+    if (tag === 'P') copy.setAttribute('data-shutter-size', style.fontSize);
     if (el instanceof HTMLAnchorElement && el.getAttribute('href')) copy.setAttribute('href', el.href);
     if (el instanceof HTMLImageElement) copy.setAttribute('src', el.currentSrc || el.src);
     // Blocks with links that come back elsewhere on the page (share bars, "subscribe" boxes above and
@@ -189,6 +191,10 @@ export function extractMainContent(
     if (squash(el).length < 400) el.remove();
   }
   trimArticle(holder, article.title ?? '');
+  // A link line ending in a price is an offer ("Get it on Amazon for $39.99"), what a deals post is made
+  // of; kept as a line of its own or a list of offers (a list of headlines, one of them ending in a
+  // price, is still a list of other pages).
+  const offer = (el: Element) => /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?[$€£¥₹])$/u.test(squash(el));
   // Lines that are a link and little else: "Read more: …", "You may also like" lists, section labels,
   // "Get the app by clicking here". The story's own links sit inside its sentences.
   // Blocks only: a linked phrase inside a sentence (or a list item that starts with one) is the story's.
@@ -198,12 +204,12 @@ export function extractMainContent(
   };
   for (const el of Array.from(holder.querySelectorAll('p, h2, h3, h4, h5, h6, div'))) {
     if (!holder.contains(el) || el.querySelector('p, li, div, img, picture, video, table, pre')) continue;
-    if (linkLine(el)) el.remove();
+    if (linkLine(el) && !offer(el)) el.remove();
   }
   // A list of nothing but links is a list of other pages (related stories, a section's latest).
   for (const list of Array.from(holder.querySelectorAll('ul, ol'))) {
     const items = Array.from(list.children).filter((li) => squash(li) !== '');
-    if (items.length > 0 && items.every(linkLine)) list.remove();
+    if (items.length > 0 && items.every(linkLine) && !items.every(offer)) list.remove();
   }
   // Lists and headings left with nothing under them.
   for (const el of Array.from(holder.querySelectorAll('ul, ol'))) if (squash(el) === '' && !el.querySelector('img')) el.remove();
@@ -248,6 +254,25 @@ export function extractMainContent(
       reason: `not an article (text ${holderText.length}, links ${linkText}, longest block ${longest})`,
     };
   }
+  // Fine print: paragraphs set clearly smaller than the answer's running text (the font size most of its
+  // paragraph text is set in) are the site's small print, not the story's: a company boilerplate under
+  // a press release, a moderation notice, a disclaimer. Measured on the answer, not on the page, whose
+  // sidebars and footers can outweigh a short story; and after the check above, which asks whether
+  // Readability found an article at all (a standings table with a note in small print is one).
+  // A paragraph Readability made out of lines split by <br> sits in the one it came from, now a div.
+  const sized = Array.from(holder.querySelectorAll('p'))
+    .map((p) => ({
+      p,
+      size: parseFloat(p.closest('[data-shutter-size]')?.getAttribute('data-shutter-size') ?? ''),
+      length: squash(p).length,
+    }))
+    .filter(({ size, length }) => size > 0 && length > 0)
+    .sort((a, b) => a.size - b.size);
+  const sizedText = sized.reduce((n, { length }) => n + length, 0);
+  let upTo = 0;
+  const running = sized.find(({ length }) => (upTo += length) >= sizedText / 2)?.size ?? 0;
+  for (const { p, size } of sized) if (size <= running * 0.8) p.remove();
+  holder.querySelectorAll('[data-shutter-size]').forEach((el) => el.removeAttribute('data-shutter-size'));
   const title = (article.title ?? '').trim();
   const firstHeading = holder.querySelector('h1, h2');
   const hasTitle = title !== '' && firstHeading !== null && (firstHeading.textContent ?? '').replace(/\s+/g, ' ').trim() === title;

@@ -78,6 +78,25 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     }
   }
 
+  // A caption as a paragraph of its own: a short paragraph wholly in italics right under a block that
+  // is a picture and nothing else.
+  const italicOnly = (el: Element) => {
+    const text = squash(el);
+    if (text === '' || text.length >= 250) return false;
+    const walker = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (squash(node) !== '' && !node.parentElement?.closest('em, i')) return false;
+    return true;
+  };
+  const pictureOnly = (el: Element | null) =>
+    el !== null && squash(el) === '' && (el.matches('img, picture') || el.querySelector('img, picture') !== null);
+  for (const el of Array.from(holder.querySelectorAll('p'))) {
+    if (!holder.contains(el) || !italicOnly(el)) continue;
+    let before = el.previousElementSibling;
+    while (before && squash(before) === '' && !pictureOnly(before)) before = before.previousElementSibling;
+    if (pictureOnly(before)) el.remove();
+  }
+
   // Slideshows and image widgets: images with nothing but fragments around them (credits, "Image 1 of
   // 8", "Caption", "Close"), no sentence among them. The widest such box around each image loses its
   // words, the images stay.
