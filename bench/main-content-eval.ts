@@ -12,7 +12,7 @@
  * Run: `make build && node dist/bench/main-content-eval.js`
  * (BENCH_MC_DIR the clone, BENCH_MC_LIMIT the first N pages, BENCH_MC_WORST pages listed per column,
  * BENCH_MC_SPLIT=even|odd one half only (even-indexed pages tune, odd-indexed ones are held out),
- * BENCH_MC_WHOLE=0 without the whole-page captures, BENCH_MC_SAVE=<dir> each page's outputs there,
+ * BENCH_MC_WHOLE=0 without the whole-page captures, BENCH_MC_SAVE=<dir> each page's outputs there (scored text and raw Markdown),
  * BENCH_MC_IMAGE_TEXT=0 images scored as no text instead of their alt text.)
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -145,7 +145,11 @@ async function capture(id: string, mainContent: boolean, into: Column): Promise<
     // BENCH_MC_IMAGE_TEXT=0: an image is no text, as in the text of the rendered Markdown (its alt
     // text shows only where the picture does not); by default its alt text is scored as text.
     const answer = markdownText(markdown, { images: IMAGE_TEXT ? 'alt' : 'none' });
-    if (SAVE) writeFileSync(`${SAVE}/${id}.${mainContent ? 'main' : 'whole'}.md`, answer);
+    if (SAVE) {
+      writeFileSync(`${SAVE}/${id}.${mainContent ? 'main' : 'whole'}.md`, answer);
+      // The Markdown as answered too, images and links included, to read what the scored text came from.
+      writeFileSync(`${SAVE}/${id}.${mainContent ? 'main' : 'whole'}.raw.md`, markdown);
+    }
     // The article's body, as the benchmark marks it: without the title heading main_content puts first.
     const found = mainContent && !result.warnings?.includes('main_content_not_found');
     const text = found ? answer.replace(/^# [^\n]*\n/, '') : answer;

@@ -85,6 +85,7 @@ describe('main_content=1', () => {
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.body).toContain('<title>The river that ran backwards</title>');
+    expect(res.body).not.toContain('data-shutter');
     expectArticle(res.body.replace(/<[^>]+>/g, ''));
   });
 
@@ -216,6 +217,77 @@ describe('main_content=1', () => {
   it('datelines (a short line with a clock time or a date that is not a sentence) go; dates in sentences stay', async () => {
     const md = await pictures();
     for (const passage of ['10:27 am', 'Posted 03/03/26']) expect(md, passage).not.toContain(passage);
+  });
+
+  const embeds = async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/embeds-credits.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    const md = res.body;
+    for (const passage of [
+      'A road sign put up on Monday',
+      'many of them wondered aloud',
+      'a contractor had used a list',
+      'a strip of tape',
+    ])
+      expect(md, passage).toContain(passage);
+    return md;
+  };
+
+  it('an embedded post quoted in the story stays, with its attribution, though its box is named like a widget', async () => {
+    const md = await embeds();
+    expect(md).toContain('Ended up at the edge of the reservoir looking at ducks');
+    expect(md).toContain('(@moragpell)');
+    expect(md.indexOf('looking at ducks')).toBeLessThan(md.indexOf('a contractor had used a list'));
+  });
+
+  it('an embedded post three boxes deep is one post, not a block repeated on the page', async () => {
+    const md = await embeds();
+    expect(md).toContain('We are looking into it.');
+    expect(md).toContain('(@fenwickroads)');
+  });
+
+  it("an ad slot's label left over the empty slot goes", async () => {
+    const md = await embeds();
+    expect(md).not.toContain('Advertisement');
+  });
+
+  it("a hover card inside a sentence (a picture and the link's words again) goes; the sentence and its link stay", async () => {
+    const md = await embeds();
+    expect(md).toMatch(/The county councillor for the valley, \[Ada Quill\]\([^)]*\/people\/ada-quill\), said the mistake/);
+    expect(md).not.toContain('Quill presses for a bigger roads budget');
+  });
+
+  it("fine print (a paragraph set clearly smaller than the story's text) goes", async () => {
+    const md = await embeds();
+    expect(md).not.toContain('Valley Press Holdings');
+    expect(md).not.toContain('based in Marlow');
+  });
+
+  it('a short paragraph wholly in italics right under a picture is its caption', async () => {
+    const md = await embeds();
+    expect(md).not.toContain('seen from the dam');
+  });
+
+  it('a link line ending in a price is an offer and stays', async () => {
+    const md = await embeds();
+    expect(md).toContain('Get a replica of the sign at the county shop for $24.99');
+  });
+
+  it("a photo credit at the end of an alt text goes, the picture's description stays", async () => {
+    const md = await embeds();
+    expect(md).toMatch(/!\[The new sign at the Fenwick roundabout on Monday morning\.\]\([^)]*green\.svg\)/);
+    expect(md).toMatch(/!\[Ducks on the reservoir where the drowned village of Lowmere once stood\]\([^)]*green\.svg\)/);
+    for (const passage of ['Lena Brook', 'All rights reserved', 'Fenwick Archive']) expect(md, passage).not.toContain(passage);
+  });
+
+  it("of sibling article elements, the one with the page's h1 is the main content; the other posts' excerpts are left out", async () => {
+    const res = await take({ url: `${fixture.baseUrl}/main-content/sibling-posts.html`, format: 'markdown', main_content: '1' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-shutter-warning']).toBeUndefined();
+    for (const passage of ['A grey heron can stand in the shallows', 'The heron is waiting for the water to settle', 'tuck the other leg'])
+      expect(res.body, passage).toContain(passage);
+    for (const passage of ['Otters came back', 'Reed cutting starts']) expect(res.body, passage).not.toContain(passage);
   });
 
   it('does not apply to image formats or pdf', async () => {

@@ -64,6 +64,9 @@ export function extractMainContent(
     [300, 50],
   ];
   const adName = /(^|[\s_-])(ad|ads|adv|advert|advertisement|adslot|adunit|ad-slot|ad-unit|dfp|gpt-ad|sponsored|banner-ad)([\s_-]|$)/i;
+  // An embedded post, as a social network's embed code leaves it when its script does not run: a
+  // quotation signed "— Name (@handle) November 18, 2019".
+  const attributed = /[—–]\s*[^()]{1,80}\(@[\w.]{1,30}\)[^()]{0,40}$/u;
   const counted = new Map<string, number>();
   const blocks: Array<[Element, string]> = [];
   let dropped: Element | null = null;
@@ -125,6 +128,8 @@ export function extractMainContent(
       dropped = el;
       continue;
     }
+    // Its font size, to tell the story's fine print from its running text once Readability has answered.
+    if (tag === 'P') copy.setAttribute('data-shutter-size', style.fontSize);
     if (el instanceof HTMLAnchorElement && el.getAttribute('href')) copy.setAttribute('href', el.href);
     if (el instanceof HTMLImageElement) copy.setAttribute('src', el.currentSrc || el.src);
     // Blocks with links that come back elsewhere on the page (share bars, "subscribe" boxes above and
@@ -133,12 +138,38 @@ export function extractMainContent(
     if (block && el.querySelector('a')) {
       const key = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
       if (key.length < 20 || key.length > 400) continue;
+      // An embedded post (below) in wrappers nested around it counts once per wrapper, a "repeat" that
+      // is not one. (Nested wrappers around other words are left to count: on the benchmark they are
+      // mostly widgets, author boxes and newsletter sign-ups, and counting them once cost precision.)
+      const quote = el.querySelector('blockquote');
+      if (quote && attributed.test(key) && (quote.textContent ?? '').replace(/\s+/g, ' ').trim() === key) continue;
       counted.set(key, (counted.get(key) ?? 0) + 1);
       blocks.push([copy, key]);
     }
   }
   for (const [copy, key] of blocks) if ((counted.get(key) ?? 0) > 1) copy.setAttribute('data-shutter-drop', '');
+  // Posts side by side: of sibling article elements, the one holding the page's h1 and a story's worth
+  // of text is the page's; the others are other posts (a blog's excerpts of its latest, under the story),
+  // which Readability would join to it as siblings of the same kind.
+  const indexOf = new Map(live.map((el, i) => [el, i]));
+  for (const parent of new Set(Array.from(root.querySelectorAll('article')).map((a) => a.parentElement))) {
+    const posts = Array.from(parent?.children ?? []).filter((el) => el.tagName === 'ARTICLE');
+    const titled = posts.filter((post) => post.querySelector('h1'));
+    if (posts.length < 2 || titled.length !== 1 || (titled[0]!.textContent ?? '').replace(/\s+/g, ' ').trim().length < 500) continue;
+    for (const post of posts) if (post !== titled[0]) copies[indexOf.get(post) ?? -1]?.setAttribute('data-shutter-drop', '');
+  }
   clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
+  // Embedded posts quoted in the story sit in a box of their own, named like a widget ("social",
+  // "embed", "media"), which Readability drops as unlikely or link-heavy. The box is taken away and
+  // the quotation stays in its place, where Readability reads it with the story.
+  for (const quote of Array.from(clone.querySelectorAll('blockquote'))) {
+    const text = (quote.textContent ?? '').replace(/\s+/g, ' ').trim();
+    if (!attributed.test(text)) continue;
+    let box: Element = quote;
+    while (box.parentElement && box.parentElement !== clone && (box.parentElement.textContent ?? '').replace(/\s+/g, ' ').trim() === text)
+      box = box.parentElement;
+    if (box !== quote) box.replaceWith(quote);
+  }
 
   const doc = document.implementation.createHTMLDocument(document.title);
   // Readability reads the title and byline hints from the head.
@@ -160,6 +191,10 @@ export function extractMainContent(
     if (squash(el).length < 400) el.remove();
   }
   trimArticle(holder, article.title ?? '');
+  // A link line ending in a price is an offer ("Get it on Amazon for $39.99"), what a deals post is made
+  // of; kept as a line of its own or a list of offers (a list of headlines, one of them ending in a
+  // price, is still a list of other pages).
+  const offer = (el: Element) => /(?:[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?[$€£¥₹])$/u.test(squash(el));
   // Lines that are a link and little else: "Read more: …", "You may also like" lists, section labels,
   // "Get the app by clicking here". The story's own links sit inside its sentences.
   // Blocks only: a linked phrase inside a sentence (or a list item that starts with one) is the story's.
@@ -169,12 +204,12 @@ export function extractMainContent(
   };
   for (const el of Array.from(holder.querySelectorAll('p, h2, h3, h4, h5, h6, div'))) {
     if (!holder.contains(el) || el.querySelector('p, li, div, img, picture, video, table, pre')) continue;
-    if (linkLine(el)) el.remove();
+    if (linkLine(el) && !offer(el)) el.remove();
   }
   // A list of nothing but links is a list of other pages (related stories, a section's latest).
   for (const list of Array.from(holder.querySelectorAll('ul, ol'))) {
     const items = Array.from(list.children).filter((li) => squash(li) !== '');
-    if (items.length > 0 && items.every(linkLine)) list.remove();
+    if (items.length > 0 && items.every(linkLine) && !items.every(offer)) list.remove();
   }
   // Lists and headings left with nothing under them.
   for (const el of Array.from(holder.querySelectorAll('ul, ol'))) if (squash(el) === '' && !el.querySelector('img')) el.remove();
@@ -219,6 +254,25 @@ export function extractMainContent(
       reason: `not an article (text ${holderText.length}, links ${linkText}, longest block ${longest})`,
     };
   }
+  // Fine print: paragraphs set clearly smaller than the answer's running text (the font size most of its
+  // paragraph text is set in) are the site's small print, not the story's: a company boilerplate under
+  // a press release, a moderation notice, a disclaimer. Measured on the answer, not on the page, whose
+  // sidebars and footers can outweigh a short story; and after the check above, which asks whether
+  // Readability found an article at all (a standings table with a note in small print is one).
+  // A paragraph Readability made out of lines split by <br> sits in the one it came from, now a div.
+  const sized = Array.from(holder.querySelectorAll('p'))
+    .map((p) => ({
+      p,
+      size: parseFloat(p.closest('[data-shutter-size]')?.getAttribute('data-shutter-size') ?? ''),
+      length: squash(p).length,
+    }))
+    .filter(({ size, length }) => size > 0 && length > 0)
+    .sort((a, b) => a.size - b.size);
+  const sizedText = sized.reduce((n, { length }) => n + length, 0);
+  let upTo = 0;
+  const running = sized.find(({ length }) => (upTo += length) >= sizedText / 2)?.size ?? 0;
+  for (const { p, size } of sized) if (size <= running * 0.8) p.remove();
+  holder.querySelectorAll('[data-shutter-size]').forEach((el) => el.removeAttribute('data-shutter-size'));
   const title = (article.title ?? '').trim();
   const firstHeading = holder.querySelector('h1, h2');
   const hasTitle = title !== '' && firstHeading !== null && (firstHeading.textContent ?? '').replace(/\s+/g, ' ').trim() === title;

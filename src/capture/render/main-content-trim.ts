@@ -16,6 +16,20 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     }
   };
 
+  // Hover cards: a person's or a page's card inside a sentence, right after the link it belongs to, with
+  // a picture and that link's words again (the site's stylesheet shows it only on hover). The card
+  // goes, the sentence and its link stay.
+  for (const img of Array.from(holder.querySelectorAll('p img'))) {
+    for (let card = img.parentElement; card && card.tagName !== 'P' && holder.contains(card); card = card.parentElement) {
+      const before = card.previousElementSibling;
+      const name = before?.tagName === 'A' ? squash(before) : '';
+      if (name !== '' && Array.from(card.querySelectorAll('a')).some((a) => squash(a) === name)) {
+        card.remove();
+        break;
+      }
+    }
+  }
+
   // A figure's words are the picture's (its caption, its credit, a caption whose image never loaded),
   // however long; unless the figure holds a quotation, a listing or a table, which are read.
   for (const figure of Array.from(holder.querySelectorAll('figure'))) {
@@ -64,6 +78,25 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     }
   }
 
+  // A caption as a paragraph of its own: a short paragraph wholly in italics right under a block that
+  // is a picture and nothing else.
+  const italicOnly = (el: Element) => {
+    const text = squash(el);
+    if (text === '' || text.length >= 250) return false;
+    const walker = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (squash(node) !== '' && !node.parentElement?.closest('em, i')) return false;
+    return true;
+  };
+  const pictureOnly = (el: Element | null) =>
+    el !== null && squash(el) === '' && (el.matches('img, picture') || el.querySelector('img, picture') !== null);
+  for (const el of Array.from(holder.querySelectorAll('p'))) {
+    if (!holder.contains(el) || !italicOnly(el)) continue;
+    let before = el.previousElementSibling;
+    while (before && squash(before) === '' && !pictureOnly(before)) before = before.previousElementSibling;
+    if (pictureOnly(before)) el.remove();
+  }
+
   // Slideshows and image widgets: images with nothing but fragments around them (credits, "Image 1 of
   // 8", "Caption", "Close"), no sentence among them. The widest such box around each image loses its
   // words, the images stay.
@@ -99,6 +132,25 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     if (alt === '') continue;
     const slug = !/\s/.test(alt) && (/[-_]/.test(alt) || /\.(jpe?g|png|gif|webp|avif|svg)$/i.test(alt));
     if (slug || (alts.get(alt) ?? 0) > 1 || alt.toLowerCase() === heading) img.setAttribute('alt', '');
+  }
+
+  // A photo credit at the end of an alt text ("… in Hanoi. Photo: Hau Dinh, AP / Copyright 2019 …",
+  // "(Credit: Getty Images)", "(AP Photo/…)", "© …"): the description stays, the credit goes, as
+  // credits beside a picture do. Only after a description, not when the alt is nothing but a credit.
+  const credit =
+    /\s*[([]?\s*(?:[A-Z]{2,}\s+)?(?:(?:[Pp]hoto(?:graph)?|[Ii]mage|[Pp]icture|[Cc]redit|[Ss]ource)s?\s*(?:by\b|:|\/)|©|\([Cc]\)|[Cc]opyright\b)[^]*$/u;
+  for (const img of images) {
+    const alt = altOf(img);
+    const at = alt.search(credit);
+    if (at >= 20) img.setAttribute('alt', alt.slice(0, at).trim());
+  }
+
+  // An ad slot's label left over its empty slot ("Advertisement", "Anzeige", "Iklan"…): a block with
+  // that one word and nothing else.
+  const adLabel =
+    /^(advert|advertisement|advertising|ad|ads|sponsored|anzeige|werbung|publicidad|publicidade|publicité|pubblicità|advertentie|reklama|реклама|iklan|広告|スポンサードリンク|スポンサーリンク|광고|广告)$/iu;
+  for (const el of Array.from(holder.querySelectorAll('p, div, span, li, h2, h3, h4, h5, h6'))) {
+    if (holder.contains(el) && !el.querySelector('img, picture, video') && adLabel.test(squash(el))) el.remove();
   }
 
   // Datelines: "Updated 5:27 am, Wednesday, November 20, 2019", "Posted: Fri 6:45 PM", "By … - 11/18/19".
