@@ -1,3 +1,4 @@
+import { renderedHtml } from '../../encoders/rendered-html.js';
 import { selectElement } from '../steps/element.js';
 import { mainContent, mainContentDocument } from './main-content.js';
 import { preloadLazyContent } from './preload-lazy-content.js';
@@ -7,10 +8,7 @@ import type { Renderer } from './render-context.js';
 export const renderMarkdown: Renderer = async (ctx) => {
   const { page, cdp, options, limits, timings, clock } = ctx;
   // turndown and its DOM are loaded on the first markdown capture, not at start.
-  const [{ htmlToMarkdown }, { renderedHtml }] = await Promise.all([
-    import('../../encoders/markdown.js'),
-    import('../../encoders/rendered-html.js'),
-  ]);
+  const { htmlToMarkdown } = await import('../../encoders/markdown.js');
   if (options.full_page) {
     await timings.measure('wait', () => preloadLazyContent(page, cdp, limits.maxFullPageHeight, clock, { forPrint: false }));
   }

@@ -97,8 +97,8 @@ export async function preloadLazyContent(
   )) as { markup?: number; sentinel?: boolean; height?: number } | undefined;
   const viewport = page.viewportSize();
   let height = Math.min(maxHeight, Number(found?.height) || 0);
-  // Native lazy elements are no sign: switched to eager they load without being in view. Observed intersections cost three round trips: asked only when the
-  // markup did not decide.
+  // Native lazy elements are no sign: switched to eager they load without being in view. Observed
+  // intersections cost three round trips: asked only when the markup did not decide.
   const hasLazyContent = async () => (found?.markup ?? 0) > 0 || (await observedIntersections(cdp)) > 0;
   if (viewport && height > viewport.height && (await hasLazyContent())) {
     // fetch/XHR set off by what came into view: an infinite feed's next batch arrives through them.
