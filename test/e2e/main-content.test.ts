@@ -20,6 +20,20 @@ const take = (query: Record<string, string>) =>
 
 const article = () => `${fixture.baseUrl}/main-content/article.html`;
 
+/** main_content captures of the fixture files, one per file: several tests read the same answer. */
+const answers = new Map<string, ReturnType<typeof take>>();
+
+/** The main_content Markdown of test/fixtures/main-content/<file>: a whole answer (200, no warning) holding these passages. */
+async function storyOf(file: string, passages: readonly string[]): Promise<string> {
+  if (!answers.has(file))
+    answers.set(file, take({ url: `${fixture.baseUrl}/main-content/${file}`, format: 'markdown', main_content: '1' }));
+  const res = await answers.get(file)!;
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['x-shutter-warning']).toBeUndefined();
+  for (const passage of passages) expect(res.body, passage).toContain(passage);
+  return res.body;
+}
+
 /** The article's own text, in reading order. */
 const ARTICLE = [
   'The river that ran backwards',
@@ -134,19 +148,14 @@ describe('main_content=1', () => {
   });
 
   it('inside the article: breadcrumbs, link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
-    const res = await take({ url: `${fixture.baseUrl}/main-content/inline-extras.html`, format: 'markdown', main_content: '1' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['x-shutter-warning']).toBeUndefined();
-    const md = res.body;
-    for (const passage of [
+    const md = await storyOf('inline-extras.html', [
       'The flooded quarry at Brackenfield will open',
       'Lifeguards will be on duty',
       "The council's minutes",
       'say the changing rooms will be built',
       'The parish budget',
       'The council will ask the county for a grant',
-    ])
-      expect(md, passage).toContain(passage);
+    ]);
     for (const passage of [
       'by clicking here',
       'Top video',
@@ -160,12 +169,8 @@ describe('main_content=1', () => {
       expect(md, passage).not.toContain(passage);
   });
 
-  const pictures = async () => {
-    const res = await take({ url: `${fixture.baseUrl}/main-content/pictures-datelines.html`, format: 'markdown', main_content: '1' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['x-shutter-warning']).toBeUndefined();
-    const md = res.body;
-    for (const passage of [
+  const pictures = () =>
+    storyOf('pictures-datelines.html', [
       'Volunteers from the Vale Orchard Trust planted',
       'since it was founded on March 4, 2011.',
       'recognised it in 2019',
@@ -173,10 +178,7 @@ describe('main_content=1', () => {
       'these rows will feed the whole valley',
       'will graft another two thousand trees',
       'The first fruit is expected in four years',
-    ])
-      expect(md, passage).toContain(passage);
-    return md;
-  };
+    ]);
 
   it('pictures: a caption or credit beside an image goes and the image stays; a teaser card (an image linking elsewhere) goes whole; quotes and inline icons stay', async () => {
     const md = await pictures();
@@ -219,20 +221,13 @@ describe('main_content=1', () => {
     for (const passage of ['10:27 am', 'Posted 03/03/26']) expect(md, passage).not.toContain(passage);
   });
 
-  const embeds = async () => {
-    const res = await take({ url: `${fixture.baseUrl}/main-content/embeds-credits.html`, format: 'markdown', main_content: '1' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['x-shutter-warning']).toBeUndefined();
-    const md = res.body;
-    for (const passage of [
+  const embeds = () =>
+    storyOf('embeds-credits.html', [
       'A road sign put up on Monday',
       'many of them wondered aloud',
       'a contractor had used a list',
       'a strip of tape',
-    ])
-      expect(md, passage).toContain(passage);
-    return md;
-  };
+    ]);
 
   it('an embedded post quoted in the story stays, with its attribution, though its box is named like a widget', async () => {
     const md = await embeds();
@@ -282,12 +277,12 @@ describe('main_content=1', () => {
   });
 
   it("of sibling article elements, the one with the page's h1 is the main content; the other posts' excerpts are left out", async () => {
-    const res = await take({ url: `${fixture.baseUrl}/main-content/sibling-posts.html`, format: 'markdown', main_content: '1' });
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['x-shutter-warning']).toBeUndefined();
-    for (const passage of ['A grey heron can stand in the shallows', 'The heron is waiting for the water to settle', 'tuck the other leg'])
-      expect(res.body, passage).toContain(passage);
-    for (const passage of ['Otters came back', 'Reed cutting starts']) expect(res.body, passage).not.toContain(passage);
+    const md = await storyOf('sibling-posts.html', [
+      'A grey heron can stand in the shallows',
+      'The heron is waiting for the water to settle',
+      'tuck the other leg',
+    ]);
+    for (const passage of ['Otters came back', 'Reed cutting starts']) expect(md, passage).not.toContain(passage);
   });
 
   it('does not apply to image formats or pdf', async () => {
