@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig } from '../config/load.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
@@ -6,6 +7,7 @@ import { remoteCapture } from '../mcp/remote-capture.js';
 import type { CaptureForTool } from '../mcp/tool-capture.js';
 import { createLogger } from '../observability/logger.js';
 import { createService, type Service } from '../service.js';
+import { installRoot } from '../util/install-root.js';
 import { VERSION } from '../version.js';
 
 export const MCP_USAGE = `usage: shutter mcp
@@ -30,7 +32,9 @@ export async function mcp(argv: readonly string[]): Promise<number> {
   if (url !== undefined && key !== undefined) {
     capture = remoteCapture(url, key);
   } else {
-    const config = loadConfig();
+    // A desktop agent starts this program in a folder of its own choosing (`/` on macOS, not
+    // writable): without SHUTTER_DATA_DIR, the installation's data folder, not ./data under it.
+    const config = loadConfig({ ...process.env, SHUTTER_DATA_DIR: process.env.SHUTTER_DATA_DIR || join(installRoot(), 'data') });
     // stdout carries the protocol: every log line goes to stderr.
     const logger = createLogger(config.SHUTTER_LOG_LEVEL === 'info' ? 'warn' : config.SHUTTER_LOG_LEVEL, 'stderr');
     service = await createService(config, { logger, accounts: 'memory', store: null, runJobs: false });
