@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, CDPSession, Page } from 'playwright-core';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
 import { closeBrowserProcess, isResponsive, killBrowserProcess, launchBrowserProcess, type BrowserProcess } from './browser-process.js';
@@ -23,6 +23,8 @@ interface Generation {
 export interface Session {
   context: BrowserContext;
   page: Page;
+  /** The capture's own CDP session to the page: attaching one took 4–38 ms a capture (issue 35), so a spare has it ready. */
+  cdp: CDPSession;
 }
 
 /** Contexts that differ only in viewport can share a spare: the viewport is set per page. */
@@ -172,7 +174,8 @@ export class BrowserPool {
     const context = await gen.browser.newContext(contextOptions);
     try {
       if (this.options.initScript) await context.addInitScript(this.options.initScript);
-      return { context, page: await context.newPage() };
+      const page = await context.newPage();
+      return { context, page, cdp: await context.newCDPSession(page) };
     } catch (error) {
       await context.close().catch(() => undefined);
       throw error;

@@ -100,7 +100,7 @@ export class ChromiumEngine implements CaptureEngine {
     }
   }
 
-  private async run({ context, page }: Session, options: TakeOptions, run: RunState): Promise<CaptureResult> {
+  private async run({ context, page, cdp }: Session, options: TakeOptions, run: RunState): Promise<CaptureResult> {
     closeDialogsAndPopups(page);
     const blocking = new PageBlocking(page, options, this.options.adblock, this.options.trackers);
     const tracker = new RequestTracker(
@@ -112,7 +112,7 @@ export class ChromiumEngine implements CaptureEngine {
       const ctx: CaptureContext = {
         context,
         page,
-        cdp: await context.newCDPSession(page),
+        cdp,
         options,
         limits: this.options.limits,
         timings: run.timings,

@@ -79,6 +79,18 @@ describe('browser pool', () => {
     expect(await pageAge(cold, options)).toBeLessThanOrEqual(0);
   });
 
+  it("hands out the page with its own CDP session already attached (a spare's and a fresh one's)", async () => {
+    const p = newPool();
+    for (let i = 0; i < 3; i++) {
+      const title = await p.withPage({}, async ({ page, cdp }) => {
+        await page.setContent(`<title>page ${i}</title>`);
+        const { result } = await cdp.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true });
+        return result.value as string;
+      });
+      expect(title).toBe(`page ${i}`);
+    }
+  });
+
   it('gives every capture a context of its own (no state shared between callers)', async () => {
     const p = newPool();
     await p.withPage({}, async ({ page }) => {
