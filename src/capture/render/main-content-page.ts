@@ -211,6 +211,21 @@ export function extractMainContent(
     const items = Array.from(list.children).filter((li) => squash(li) !== '');
     if (items.length > 0 && items.every(linkLine) && !items.every(offer)) list.remove();
   }
+  // The site talking to the reader after the story: "Sign up for our newsletter", "Have a tip? Email …,
+  // follow us on …", "Click here to download", a cookie notice. A short paragraph that links somewhere
+  // (or gives an address), asks the reader to do something and has little of the answer after it. Only
+  // at the end, where sites put them: a sentence of the story may ask readers to sign up too.
+  const callToAction =
+    /\b(cookies\b[^]*\b(accept|agree|consent|opt[- ]?out)|subscribe|subscription|sign(ing)? up|newsletters?|follow (us|him|her|me|them)\b|join (our|us|the)\b|inbox|delivered (to|through)|click here|share (it|this))/i;
+  const tail = holder.ownerDocument.createRange();
+  for (const el of Array.from(holder.querySelectorAll('p, div')).reverse()) {
+    if (el.querySelector('p, div, li, table, blockquote, pre, h1, h2, h3, h4, h5, h6')) continue;
+    const text = squash(el);
+    if (text.length >= 300 || !(el.querySelector('a[href]') || text.includes('@')) || !callToAction.test(text)) continue;
+    tail.setStartAfter(el);
+    tail.setEnd(holder, holder.childNodes.length);
+    if (tail.toString().replace(/\s+/g, ' ').trim().length < 300) el.remove();
+  }
   // Lists and headings left with nothing under them.
   for (const el of Array.from(holder.querySelectorAll('ul, ol'))) if (squash(el) === '' && !el.querySelector('img')) el.remove();
   const empty = (el: Element) => squash(el) === '' && !el.querySelector('img, picture, video, svg, table');
