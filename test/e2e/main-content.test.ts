@@ -296,6 +296,11 @@ describe('main_content=1', () => {
       expect(md, passage).not.toContain(passage);
   });
 
+  it('a heading at the end over what is left of a widget (a comment counter) goes with it', async () => {
+    const md = await storyOf('calls-to-action.html', ['in the west bay']);
+    for (const passage of ['Tell us what you think', 'comments']) expect(md, passage).not.toContain(passage);
+  });
+
   it('does not apply to image formats or pdf', async () => {
     for (const format of ['png', 'pdf']) {
       const res = await take({ url: article(), format, main_content: '1' });

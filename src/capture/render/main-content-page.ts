@@ -239,7 +239,19 @@ export function extractMainContent(
       next = sibling;
       at = at.parentElement;
     }
-    if (!next || /^H[1-6]$/.test(next.tagName)) h.remove();
+    if (!next || /^H[1-6]$/.test(next.tagName)) {
+      h.remove();
+      continue;
+    }
+    // A heading at the end over a fragment, no sentence and no picture: what is left of a widget that
+    // did not load ("Comments" over "0 comments", "Tell us what you think" over a counter). Both go.
+    tail.setStartAfter(h);
+    tail.setEnd(holder, holder.childNodes.length);
+    const after = tail.toString().replace(/\s+/g, ' ').trim();
+    if (after.length < 25 && !/[.!?…]["”’')]?$/.test(after) && !tail.cloneContents().querySelector('img, picture, video, svg, table')) {
+      tail.deleteContents();
+      h.remove();
+    }
   }
   const holderText = (holder.textContent ?? '').replace(/\s+/g, ' ').trim();
   const linkText = Array.from(holder.querySelectorAll('a')).reduce(
