@@ -229,6 +229,8 @@ export function extractMainContent(
   // Lists and headings left with nothing under them.
   for (const el of Array.from(holder.querySelectorAll('ul, ol'))) if (squash(el) === '' && !el.querySelector('img')) el.remove();
   const empty = (el: Element) => squash(el) === '' && !el.querySelector('img, picture, video, svg, table');
+  // Headings are read from the last; once one has more than a fragment after it, so have all before it.
+  let nearEnd = true;
   for (const h of Array.from(holder.querySelectorAll('h2, h3, h4, h5, h6')).reverse()) {
     // The next element in reading order with something in it.
     let at: Element | null = h;
@@ -245,10 +247,12 @@ export function extractMainContent(
     }
     // A heading at the end over a fragment, no sentence and no picture: what is left of a widget that
     // did not load ("Comments" over "0 comments", "Tell us what you think" over a counter). Both go.
+    if (!nearEnd) continue;
     tail.setStartAfter(h);
     tail.setEnd(holder, holder.childNodes.length);
     const after = tail.toString().replace(/\s+/g, ' ').trim();
-    if (after.length < 25 && !/[.!?…]["”’')]?$/.test(after) && !tail.cloneContents().querySelector('img, picture, video, svg, table')) {
+    nearEnd = after.length < 25;
+    if (nearEnd && !/[.!?…]["”’')]?$/.test(after) && !tail.cloneContents().querySelector('img, picture, video, svg, table')) {
       tail.deleteContents();
       h.remove();
     }
