@@ -214,9 +214,10 @@ export function extractMainContent(
   // The site talking to the reader after the story: "Sign up for our newsletter", "Have a tip? Email …,
   // follow us on …", "Click here to download", a cookie notice. A short paragraph that links somewhere
   // (or gives an address), asks the reader to do something and has little of the answer after it. Only
-  // at the end, where sites put them: a sentence of the story may ask readers to sign up too.
+  // at the end, where sites put them: a sentence of the story may ask readers to sign up too. The words
+  // are the reader's, not a story's ("join the company", "delivered to", "subscription" end stories).
   const callToAction =
-    /\b(cookies\b[^]*\b(accept|agree|consent|opt[- ]?out)|subscribe|subscription|sign(ing)? up|newsletters?|follow (us|him|her|me|them)\b|join (our|us|the)\b|inbox|delivered (to|through)|click here|share (it|this))/i;
+    /\b(cookies\b[^]*\b(accept|agree|consent|opt[- ]?out)|subscribe|sign(ing)? up|newsletters?|follow (us|him|her|me|them)\b|join (our|us)\b|inbox|click here)/i;
   const tail = holder.ownerDocument.createRange();
   for (const el of Array.from(holder.querySelectorAll('p, div')).reverse()) {
     if (el.querySelector('p, div, li, table, blockquote, pre, h1, h2, h3, h4, h5, h6')) continue;
