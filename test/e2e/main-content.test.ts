@@ -285,6 +285,22 @@ describe('main_content=1', () => {
     for (const passage of ['Otters came back', 'Reed cutting starts']) expect(md, passage).not.toContain(passage);
   });
 
+  it("the site's calls to action after the story (tip line, newsletter, cookie notice) go; the story's own sign-up sentence stays", async () => {
+    const md = await storyOf('calls-to-action.html', [
+      'Volunteers counting booming bitterns',
+      '[sign up at the visitor centre]',
+      'in the west bay',
+      '[publish its results]',
+    ]);
+    for (const passage of ['Have a tip?', 'nature@marsh-gazette.test', 'in your inbox', 'Sign up for our newsletter', 'uses cookies'])
+      expect(md, passage).not.toContain(passage);
+  });
+
+  it('a heading at the end over what is left of a widget (a comment counter) goes with it', async () => {
+    const md = await storyOf('calls-to-action.html', ['in the west bay']);
+    for (const passage of ['Tell us what you think', 'comments']) expect(md, passage).not.toContain(passage);
+  });
+
   it('does not apply to image formats or pdf', async () => {
     for (const format of ['png', 'pdf']) {
       const res = await take({ url: article(), format, main_content: '1' });

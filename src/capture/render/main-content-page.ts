@@ -211,9 +211,27 @@ export function extractMainContent(
     const items = Array.from(list.children).filter((li) => squash(li) !== '');
     if (items.length > 0 && items.every(linkLine) && !items.every(offer)) list.remove();
   }
+  // The site talking to the reader after the story: "Sign up for our newsletter", "Have a tip? Email …,
+  // follow us on …", "Click here to download", a cookie notice. A short paragraph that links somewhere
+  // (or gives an address), asks the reader to do something and has little of the answer after it. Only
+  // at the end, where sites put them: a sentence of the story may ask readers to sign up too. The words
+  // are the reader's, not a story's ("join the company", "delivered to", "subscription" end stories).
+  const callToAction =
+    /\b(cookies\b[^]*\b(accept|agree|consent|opt[- ]?out)|subscribe|sign(ing)? up|newsletters?|follow (us|him|her|me|them)\b|join (our|us)\b|inbox|click here)/i;
+  const tail = holder.ownerDocument.createRange();
+  for (const el of Array.from(holder.querySelectorAll('p, div')).reverse()) {
+    if (el.querySelector('p, div, li, table, blockquote, pre, h1, h2, h3, h4, h5, h6')) continue;
+    const text = squash(el);
+    if (text.length >= 300 || !(el.querySelector('a[href]') || text.includes('@')) || !callToAction.test(text)) continue;
+    tail.setStartAfter(el);
+    tail.setEnd(holder, holder.childNodes.length);
+    if (tail.toString().replace(/\s+/g, ' ').trim().length < 300) el.remove();
+  }
   // Lists and headings left with nothing under them.
   for (const el of Array.from(holder.querySelectorAll('ul, ol'))) if (squash(el) === '' && !el.querySelector('img')) el.remove();
   const empty = (el: Element) => squash(el) === '' && !el.querySelector('img, picture, video, svg, table');
+  // Headings are read from the last; once one has more than a fragment after it, so have all before it.
+  let nearEnd = true;
   for (const h of Array.from(holder.querySelectorAll('h2, h3, h4, h5, h6')).reverse()) {
     // The next element in reading order with something in it.
     let at: Element | null = h;
@@ -224,7 +242,21 @@ export function extractMainContent(
       next = sibling;
       at = at.parentElement;
     }
-    if (!next || /^H[1-6]$/.test(next.tagName)) h.remove();
+    if (!next || /^H[1-6]$/.test(next.tagName)) {
+      h.remove();
+      continue;
+    }
+    // A heading at the end over a fragment, no sentence and no picture: what is left of a widget that
+    // did not load ("Comments" over "0 comments", "Tell us what you think" over a counter). Both go.
+    if (!nearEnd) continue;
+    tail.setStartAfter(h);
+    tail.setEnd(holder, holder.childNodes.length);
+    const after = tail.toString().replace(/\s+/g, ' ').trim();
+    nearEnd = after.length < 25;
+    if (nearEnd && !/[.!?…]["”’')]?$/.test(after) && !tail.cloneContents().querySelector('img, picture, video, svg, table')) {
+      tail.deleteContents();
+      h.remove();
+    }
   }
   const holderText = (holder.textContent ?? '').replace(/\s+/g, ' ').trim();
   const linkText = Array.from(holder.querySelectorAll('a')).reduce(
