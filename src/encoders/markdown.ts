@@ -15,6 +15,8 @@ function converter(): TurndownService {
   service.addRule('listItem', {
     filter: 'li',
     replacement(content, node, options) {
+      // An item left with nothing in it (a share button's, once its empty link is gone) is no item.
+      if (content.trim() === '') return '';
       const parent = node.parentNode as HTMLElement | null;
       let prefix = `${options.bulletListMarker} `;
       if (parent?.nodeName === 'OL') {
@@ -27,6 +29,18 @@ function converter(): TurndownService {
         .replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
       return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
     },
+  });
+  // A link with no text and no picture (share buttons, icons and logos drawn by CSS) would be written
+  // `[](url)`, or `[\n\n](url)` around an empty box: nothing a reader can follow. Real pages carry
+  // dozens; they are left out (a line break they held stays one).
+  service.addRule('emptyLink', {
+    filter: (node) => node.nodeName === 'A' && !/\S/.test(node.textContent ?? '') && node.getElementsByTagName('img').length === 0,
+    replacement: (content) => (content.includes('\n') ? '\n\n' : ''),
+  });
+  // A heading that held only such a link (a logo's) is no heading.
+  service.addRule('heading', {
+    filter: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
+    replacement: (content, node) => (content.trim() === '' ? '\n\n' : `\n\n${'#'.repeat(Number(node.nodeName[1]))} ${content}\n\n`),
   });
   service.remove(['script', 'style', 'noscript', 'title']);
   return service;

@@ -140,6 +140,25 @@ describe('format=markdown', () => {
     expect(md).not.toContain('insertAdjacentHTML');
   });
 
+  it('leaves out links with no text and no picture (icons, logos drawn by CSS), and what held only them', async () => {
+    const html = `<header><h1><a href="/" class="logo" style="display:block;width:90px;height:30px;background:#c00"></a></h1></header>
+      <ul class="share"><li><a href="https://facebook.test/share"><svg width="16" height="16"><circle cx="8" cy="8" r="8"/></svg></a></li>
+        <li><a href="https://twitter.test/share"><i class="icon-twitter"></i></a></li></ul>
+      <p>Read <a href="https://news.test/story">the story</a> and <a href="https://news.test/more"><span>more <b>here</b></span></a>, see<a href="/empty"> </a> this.</p>
+      <a href="/box"><div style="height:40px"></div></a>
+      <p><a href="https://news.test/photo"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="A photo"></a></p>
+      <p>The end.</p>`;
+    const res = await take({ html, format: 'markdown' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toMatch(/\[\s*\]\(/);
+    // No heading or list item left with nothing in it.
+    expect(res.body).not.toMatch(/^\s*(#+|-)\s*$/m);
+    expect(res.body).toContain('Read [the story](https://news.test/story) and [more **here**](https://news.test/more), see this.');
+    expect(res.body).toMatch(/\[!\[A photo\]\(data:image\/gif;base64,[^)]+\)\]\(https:\/\/news\.test\/photo\)/);
+    expect(res.body).toMatch(/this\.\n\n\[!\[A photo/);
+    expect(res.body.trimEnd().endsWith('The end.')).toBe(true);
+  });
+
   it('respects hide_selectors, and the md alias works', async () => {
     const res = await take({ url: `${fixture.baseUrl}/document.html`, format: 'md', 'hide_selectors[]': 'table' });
     expect(res.statusCode).toBe(200);
