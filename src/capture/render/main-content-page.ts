@@ -63,6 +63,8 @@ export function extractMainContent(
     [250, 250],
     [300, 50],
   ];
+  const squash = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const linkTextOf = (el: Element) => Array.from(el.querySelectorAll('a')).reduce((n, a) => n + squash(a).length, 0);
   const adName = /(^|[\s_-])(ad|ads|adv|advert|advertisement|adslot|adunit|ad-slot|ad-unit|dfp|gpt-ad|sponsored|banner-ad)([\s_-]|$)/i;
   // An embedded post, as a social network's embed code leaves it when its script does not run: a
   // quotation signed "— Name (@handle) November 18, 2019".
@@ -136,13 +138,13 @@ export function extractMainContent(
     // below the article, repeated teasers) are the site's, not the article's.
     const block = tag === 'DIV' || tag === 'SECTION' || tag === 'ASIDE' || tag === 'UL' || tag === 'NAV';
     if (block && el.querySelector('a')) {
-      const key = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+      const key = squash(el);
       if (key.length < 20 || key.length > 400) continue;
       // An embedded post (below) in wrappers nested around it counts once per wrapper, a "repeat" that
       // is not one. (Nested wrappers around other words are left to count: on the benchmark they are
       // mostly widgets, author boxes and newsletter sign-ups, and counting them once cost precision.)
       const quote = el.querySelector('blockquote');
-      if (quote && attributed.test(key) && (quote.textContent ?? '').replace(/\s+/g, ' ').trim() === key) continue;
+      if (quote && attributed.test(key) && squash(quote) === key) continue;
       counted.set(key, (counted.get(key) ?? 0) + 1);
       blocks.push([copy, key]);
     }
@@ -155,7 +157,7 @@ export function extractMainContent(
   for (const parent of new Set(Array.from(root.querySelectorAll('article')).map((a) => a.parentElement))) {
     const posts = Array.from(parent?.children ?? []).filter((el) => el.tagName === 'ARTICLE');
     const titled = posts.filter((post) => post.querySelector('h1'));
-    if (posts.length < 2 || titled.length !== 1 || (titled[0]!.textContent ?? '').replace(/\s+/g, ' ').trim().length < 500) continue;
+    if (posts.length < 2 || titled.length !== 1 || squash(titled[0]!).length < 500) continue;
     for (const post of posts) if (post !== titled[0]) copies[indexOf.get(post) ?? -1]?.setAttribute('data-shutter-drop', '');
   }
   clone.querySelectorAll('[data-shutter-drop]').forEach((el) => el.remove());
@@ -163,11 +165,10 @@ export function extractMainContent(
   // "embed", "media"), which Readability drops as unlikely or link-heavy. The box is taken away and
   // the quotation stays in its place, where Readability reads it with the story.
   for (const quote of Array.from(clone.querySelectorAll('blockquote'))) {
-    const text = (quote.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const text = squash(quote);
     if (!attributed.test(text)) continue;
     let box: Element = quote;
-    while (box.parentElement && box.parentElement !== clone && (box.parentElement.textContent ?? '').replace(/\s+/g, ' ').trim() === text)
-      box = box.parentElement;
+    while (box.parentElement && box.parentElement !== clone && squash(box.parentElement) === text) box = box.parentElement;
     if (box !== quote) box.replaceWith(quote);
   }
 
@@ -184,8 +185,6 @@ export function extractMainContent(
   // In the inert document: nothing in the answer loads or runs.
   const holder = doc.createElement('div');
   holder.innerHTML = article.content;
-  const squash = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim();
-  const linkTextOf = (el: Element) => Array.from(el.querySelectorAll('a')).reduce((n, a) => n + squash(a).length, 0);
   // What Readability keeps that is the site's, not the story's. Captions and photo credits.
   for (const el of Array.from(holder.querySelectorAll('figcaption'))) {
     if (squash(el).length < 400) el.remove();
@@ -218,14 +217,18 @@ export function extractMainContent(
   // are the reader's, not a story's ("join the company", "delivered to", "subscription" end stories).
   const callToAction =
     /\b(cookies\b[^]*\b(accept|agree|consent|opt[- ]?out)|subscribe|sign(ing)? up|newsletters?|follow (us|him|her|me|them)\b|join (our|us)\b|inbox|click here)/i;
+  // The answer's text after a node (the range is left spanning it, for the rules below to act on).
   const tail = holder.ownerDocument.createRange();
+  const textAfter = (node: Node) => {
+    tail.setStartAfter(node);
+    tail.setEnd(holder, holder.childNodes.length);
+    return tail.toString().replace(/\s+/g, ' ').trim();
+  };
   for (const el of Array.from(holder.querySelectorAll('p, div')).reverse()) {
     if (el.querySelector('p, div, li, table, blockquote, pre, h1, h2, h3, h4, h5, h6')) continue;
     const text = squash(el);
     if (text.length >= 300 || !(el.querySelector('a[href]') || text.includes('@')) || !callToAction.test(text)) continue;
-    tail.setStartAfter(el);
-    tail.setEnd(holder, holder.childNodes.length);
-    if (tail.toString().replace(/\s+/g, ' ').trim().length < 300) el.remove();
+    if (textAfter(el).length < 300) el.remove();
   }
   // Lists and headings left with nothing under them.
   for (const el of Array.from(holder.querySelectorAll('ul, ol'))) if (squash(el) === '' && !el.querySelector('img')) el.remove();
@@ -249,20 +252,15 @@ export function extractMainContent(
     // A heading at the end over a fragment, no sentence and no picture: what is left of a widget that
     // did not load ("Comments" over "0 comments", "Tell us what you think" over a counter). Both go.
     if (!nearEnd) continue;
-    tail.setStartAfter(h);
-    tail.setEnd(holder, holder.childNodes.length);
-    const after = tail.toString().replace(/\s+/g, ' ').trim();
+    const after = textAfter(h);
     nearEnd = after.length < 25;
     if (nearEnd && !/[.!?…]["”’')]?$/.test(after) && !tail.cloneContents().querySelector('img, picture, video, svg, table')) {
       tail.deleteContents();
       h.remove();
     }
   }
-  const holderText = (holder.textContent ?? '').replace(/\s+/g, ' ').trim();
-  const linkText = Array.from(holder.querySelectorAll('a')).reduce(
-    (n, a) => n + (a.textContent ?? '').replace(/\s+/g, ' ').trim().length,
-    0,
-  );
+  const holderText = squash(holder);
+  const linkText = linkTextOf(holder);
   // An article has at least one block of running text (a paragraph, not a teaser's line or a link
   // list); a portal's answer is headings and one-line teasers. Its length in characters, so that a
   // short news item passes, and lower for scripts that write a word in one or two characters.
@@ -270,12 +268,7 @@ export function extractMainContent(
   let longest = 0;
   for (const block of Array.from(holder.querySelectorAll(leafBlocks))) {
     if (block.querySelector(leafBlocks)) continue;
-    const text = (block.textContent ?? '').replace(/\s+/g, ' ').trim();
-    const inLinks = Array.from(block.querySelectorAll('a')).reduce(
-      (n, a) => n + (a.textContent ?? '').replace(/\s+/g, ' ').trim().length,
-      0,
-    );
-    longest = Math.max(longest, text.length - inLinks);
+    longest = Math.max(longest, squash(block).length - linkTextOf(block));
   }
   const dense = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/.test(holderText);
   if (holderText.length < (dense ? 100 : 200) || linkText > holderText.length * 0.5 || longest < (dense ? 50 : 100)) {
@@ -307,7 +300,7 @@ export function extractMainContent(
   holder.querySelectorAll('[data-shutter-size]').forEach((el) => el.removeAttribute('data-shutter-size'));
   const title = (article.title ?? '').trim();
   const firstHeading = holder.querySelector('h1, h2');
-  const hasTitle = title !== '' && firstHeading !== null && (firstHeading.textContent ?? '').replace(/\s+/g, ' ').trim() === title;
+  const hasTitle = title !== '' && firstHeading !== null && squash(firstHeading) === title;
   const heading = document.createElement('h1');
   heading.textContent = title;
   const html = `${title && !hasTitle ? heading.outerHTML : ''}${holder.innerHTML}`;
