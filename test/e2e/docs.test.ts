@@ -28,8 +28,12 @@ afterAll(async () => {
 
 /** A page that records every request it makes and every console error, CSP violations included. */
 async function openDocs(hash = ''): Promise<{ page: Page; requests: string[]; problems: string[] }> {
-  const context = await browser.newContext();
+  // Taller than the page: a deep link otherwise starts Swagger UI's animated scroll to the operation
+  // (up to a second), which the clicks that follow would race. A CI run once hung on such a click.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 2400 } });
   const page = await context.newPage();
+  // Under the test's own timeout, so that a stuck action reports what it waited for.
+  page.setDefaultTimeout(20_000);
   const requests: string[] = [];
   const problems: string[] = [];
   page.on('request', (r) => requests.push(r.url()));
