@@ -66,10 +66,14 @@ export const selectorField = () =>
 
 /**
  * A repeated parameter (query: repeat it or name[]; JSON: an array) of values each checked by
- * `item`, at most `max`. A single value counts as a list of one.
+ * `item`, at most `max`. A single value counts as a list of one. With `commas`, for lists of names
+ * that never hold one (formats, resource types), a value may also list them: `png,pdf`.
  */
-export const listOf = <T extends z.ZodType>(item: T, max: number) =>
+export const listOf = <T extends z.ZodType>(item: T, max: number, { commas = false } = {}) =>
   z
     .union([z.string(), z.array(z.unknown())], { error: 'must be a value or a list of values' })
-    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .transform((v) => {
+      const list = Array.isArray(v) ? v : [v];
+      return commas ? list.flatMap((x) => (typeof x === 'string' && x.includes(',') ? x.split(',').map((s) => s.trim()) : [x])) : list;
+    })
     .pipe(z.array(item).max(max, { error: `at most ${max} values` }));

@@ -50,6 +50,19 @@ describe('extra_formats', () => {
     expect(await used()).toBe(before + 1);
   });
 
+  it('in a GET query, as one comma list or the parameter repeated', async () => {
+    const html = encodeURIComponent(HTML);
+    for (const extras of ['extra_formats=png,pdf', 'extra_formats=png&extra_formats=pdf', 'extra_formats[]=png&extra_formats[]=pdf']) {
+      const res = await service.app.inject({
+        method: 'GET',
+        url: `/v1/take?html=${html}&format=markdown&response_type=json&${extras}`,
+        headers: { apikey: key },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(Object.keys(res.json().extra), extras).toEqual(['png', 'pdf']);
+    }
+  });
+
   it('with upload=1 every output is stored and linked', async () => {
     const res = await take({ format: 'markdown', extra_formats: ['png'], upload: true });
     expect(res.statusCode).toBe(200);
@@ -136,6 +149,8 @@ describe('extra_formats', () => {
       [{ extra_formats: ['png'], response_type: 'json' }, 'format already'],
       [{ extra_formats: ['pdf', 'pdf'], response_type: 'json' }, 'twice'],
       [{ extra_formats: ['jpg', 'webp', 'avif', 'gif', 'pdf'], response_type: 'json' }, 'at most 4'],
+      [{ extra_formats: 'jpg,webp,avif,gif,pdf', response_type: 'json' }, 'at most 4'],
+      [{ extra_formats: 'jpg,png', response_type: 'json' }, 'format already'],
       [{ extra_formats: ['mp4'], response_type: 'json' }, 'extra_formats'],
     ] as const) {
       const res = await take(body);

@@ -24,6 +24,12 @@ describe('blocking and check options', () => {
       block_requests: ['*.png'],
       block_resources: ['font', 'image'],
     });
+    // Names never hold a comma, so a query may list them in one value; a URL pattern may hold one.
+    expect(parse({ block_resources: 'font, image', block_requests: '*a,b*' })).toMatchObject({
+      block_requests: ['*a,b*'],
+      block_resources: ['font', 'image'],
+    });
+    expect(problems({ block_resources: 'font,video' })[0]!.message).toContain('document, stylesheet, image');
     expect(parse({ fail_on_http_status: '404, 5xx,301' }).fail_on_http_status).toEqual([
       [404, 404],
       [500, 599],

@@ -32,8 +32,9 @@ export const blockingParameters = {
     allowed: `URL patterns with * wildcards, at most ${MAX_BLOCK_REQUESTS}`,
     example: '*/analytics.js*',
   }),
-  block_resources: meta('blocking', listOf(enumField(RESOURCE_TYPES), RESOURCE_TYPES.length).optional(), {
-    description: 'Abort requests of these resource types (the page’s own document is never blocked). Repeat the parameter.',
+  block_resources: meta('blocking', listOf(enumField(RESOURCE_TYPES), RESOURCE_TYPES.length, { commas: true }).optional(), {
+    description:
+      'Abort requests of these resource types (the page’s own document is never blocked). Repeat the parameter or separate them with commas.',
     allowed: RESOURCE_TYPES.join(', '),
     example: 'font',
   }),

@@ -10,12 +10,12 @@ export const outputParameters = {
     choices: FORMATS,
     default: 'png',
   }),
-  extra_formats: meta('output', listOf(enumField(FORMATS, FORMAT_ALIASES), 4).optional(), {
+  extra_formats: meta('output', listOf(enumField(FORMATS, FORMAT_ALIASES), 4, { commas: true }).optional(), {
     description:
       'More outputs of the same page state, rendered in the same capture and charged once: up to 4 formats other than format. ' +
       'Needs response_type=json, upload=1 or async=1; the JSON answer holds them under extra (text for markdown and html, ' +
       'data_base64 for the others, url when stored). Rendered after format, in the order given, pdf last.',
-    allowed: `up to 4 of ${FORMATS.join(', ')}, each once and not format itself; repeat the parameter`,
+    allowed: `up to 4 of ${FORMATS.join(', ')}, each once and not format itself; repeat the parameter or separate them with commas`,
     example: 'markdown',
   }),
   quality: meta('output', integerField(0, 100).default(80), {
