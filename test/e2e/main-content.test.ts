@@ -301,6 +301,34 @@ describe('main_content=1', () => {
     for (const passage of ['Tell us what you think', 'comments']) expect(md, passage).not.toContain(passage);
   });
 
+  it("the title is the page's own headline when the page title only adds the site's name to it", async () => {
+    const story =
+      '<p>The ferry to the island will run twice a day from March, the harbour board said on Monday, after a winter in which storms kept it in port for weeks.</p>' +
+      '<p>Islanders had asked for a second crossing for years; the board says the new timetable needs two more crew, who start in February.</p>';
+    const titleOf = async (head: string, body: string) => {
+      const html = `<!DOCTYPE html><html><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+      const res = await take({ html, format: 'markdown', main_content: '1' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-shutter-warning']).toBeUndefined();
+      return res.body.split('\n')[0];
+    };
+    // Readability leaves a site's name behind an em dash, and an og:title's kicker, in its title.
+    const headline = '<article><h1>Second daily ferry for the island</h1>' + story + '</article>';
+    expect(await titleOf('<title>Second daily ferry for the island — Harbour Post</title>', headline)).toBe(
+      '# Second daily ferry for the island',
+    );
+    expect(
+      await titleOf('<title>x</title><meta property="og:title" content="Transport: Second daily ferry for the island">', headline),
+    ).toBe('# Second daily ferry for the island');
+    // A site whose h1 is its name: the shorter part of the title, never taken for the headline.
+    expect(
+      await titleOf(
+        '<title>Second daily ferry for the island — Harbour Post</title>',
+        '<header><h1>Harbour Post</h1></header><article><h2>Second daily ferry for the island</h2>' + story + '</article>',
+      ),
+    ).toBe('# Second daily ferry for the island — Harbour Post');
+  });
+
   it('does not apply to image formats or pdf', async () => {
     for (const format of ['png', 'pdf']) {
       const res = await take({ url: article(), format, main_content: '1' });

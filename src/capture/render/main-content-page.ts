@@ -298,11 +298,30 @@ export function extractMainContent(
   const running = sized.find(({ length }) => (upTo += length) >= sizedText / 2)?.size ?? 0;
   for (const { p, size } of sized) if (size <= running * 0.8) p.remove();
   holder.querySelectorAll('[data-shutter-size]').forEach((el) => el.removeAttribute('data-shutter-size'));
-  const title = (article.title ?? '').trim();
+  const title = headline((article.title ?? '').replace(/\s+/g, ' ').trim());
   const firstHeading = holder.querySelector('h1, h2');
   const hasTitle = title !== '' && firstHeading !== null && squash(firstHeading) === title;
   const heading = document.createElement('h1');
   heading.textContent = title;
   const html = `${title && !hasTitle ? heading.outerHTML : ''}${holder.innerHTML}`;
   return { found: true, title, html };
+
+  /**
+   * Readability's title is the page's (or its og:title) less a site name behind | - \ / > », when it
+   * finds one. The page's own visible h1, when the title starts or ends with it and the rest is a
+   * separator and a shorter name, is the headline itself: "Big story — Site", "Opinion | Big story".
+   * (A site's name set as its h1 is the shorter part, and stays out.)
+   */
+  function headline(title: string): string {
+    const lower = title.toLowerCase();
+    for (const h1 of Array.from(root!.querySelectorAll('h1'))) {
+      const words = squash(h1);
+      const box = h1.getBoundingClientRect();
+      if (words.length < 10 || words.length === title.length || box.width === 0 || box.height === 0) continue;
+      const own = words.toLowerCase();
+      const rest = lower.startsWith(own) ? title.slice(words.length) : lower.endsWith(own) ? title.slice(0, -words.length) : undefined;
+      if (rest !== undefined && rest.length < words.length && /^\s*[|\-–—·:»/\\]\s+\S|\S(\s+[|\-–—·»/\\]|:)\s*$/u.test(rest)) return words;
+    }
+    return title;
+  }
 }
