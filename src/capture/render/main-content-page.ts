@@ -317,7 +317,7 @@ export function extractMainContent(
     for (const h1 of Array.from(root!.querySelectorAll('h1'))) {
       const words = squash(h1);
       const box = h1.getBoundingClientRect();
-      if (words.length < 10 || words.length === title.length || box.width === 0 || box.height === 0) continue;
+      if (words.length < 3 || words.length === title.length || box.width === 0 || box.height === 0) continue;
       const own = words.toLowerCase();
       const rest = lower.startsWith(own) ? title.slice(words.length) : lower.endsWith(own) ? title.slice(0, -words.length) : undefined;
       if (rest !== undefined && rest.length < words.length && /^\s*[|\-–—·:»/\\]\s+\S|\S(\s+[|\-–—·»/\\]|:)\s*$/u.test(rest)) return words;
