@@ -147,6 +147,12 @@ describe('main_content=1', () => {
     for (const passage of ['Lighthouse keeper', 'Log in', 'Privacy']) expect(res.body, passage).not.toContain(passage);
   });
 
+  it('a brief of one paragraph in one box with its picture is the story, not a caption of the picture', async () => {
+    const md = await storyOf('picture-brief.html', ['A pair of kingfishers has nested in the bank below lock 12', 'chicks fledge in June']);
+    expect(md).toMatch(/!\[A kingfisher on a mooring post\]\(http:\/\/127\.0\.0\.1:\d+\/green\.svg\)/);
+    for (const passage of ['The pair near lock 12', 'Narrowboat festival', 'Log in']) expect(md, passage).not.toContain(passage);
+  });
+
   it('inside the article: breadcrumbs, link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
     const md = await storyOf('inline-extras.html', [
       'The flooded quarry at Brackenfield will open',

@@ -39,7 +39,10 @@ export function trimArticle(holder: HTMLElement, title: string): void {
 
   // Captions and teaser cards: an image with a little text beside it in a box of their own. The text
   // is the picture's (a caption, a credit: the story never reads it); when the image links to another
-  // page, the box is a teaser for that page, text and picture alike.
+  // page, the box is a teaser for that page, text and picture alike. Unless that text is most of the
+  // answer: then the box is a short story with its picture (a news brief of one paragraph), not a
+  // caption of it.
+  const answered = squash(holder).length;
   for (const img of Array.from(holder.querySelectorAll('img'))) {
     if (!holder.contains(img)) continue;
     let pictured: Element = img;
@@ -51,7 +54,7 @@ export function trimArticle(holder: HTMLElement, title: string): void {
     // An image inside a line of text (an emoji, an icon) is the sentence's, and so is the text.
     if (pictured === img && Array.from(box.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && squash(n) !== '')) continue;
     const text = squash(box);
-    if (text === '' || text.length > 400 || box.querySelector('p p, li, table, pre, blockquote')) continue;
+    if (text === '' || text.length > 400 || text.length > answered / 2 || box.querySelector('p p, li, table, pre, blockquote')) continue;
     const link = img.closest('a[href]') as HTMLAnchorElement | null;
     const elsewhere =
       link !== null &&
