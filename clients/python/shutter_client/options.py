@@ -42,7 +42,8 @@ TakeOptions = TypedDict(
         # formats other than format. Needs response_type=json, upload=1 or async=1; the JSON answer
         # holds them under extra (text for markdown and html, data_base64 for the others, url when
         # stored). Rendered after format, in the order given, pdf last. Allowed: up to 4 of png, jpg,
-        # webp, avif, gif, pdf, markdown, html, each once and not format itself; repeat the parameter.
+        # webp, avif, gif, pdf, markdown, html, each once and not format itself; repeat the parameter or
+        # separate them with commas.
         "extra_formats": Union[str, List[str]],
         # Image quality of lossy formats. Allowed: integer 0–100. Default: 80. Formats: jpg, webp, avif.
         "quality": int,
@@ -220,8 +221,8 @@ TakeOptions = TypedDict(
         # parameter. Allowed: URL patterns with * wildcards, at most 100.
         "block_requests": Union[str, List[str]],
         # Abort requests of these resource types (the page’s own document is never blocked). Repeat the
-        # parameter. Allowed: document, stylesheet, image, media, font, script, xhr, fetch, websocket,
-        # eventsource, manifest, other.
+        # parameter or separate them with commas. Allowed: document, stylesheet, image, media, font,
+        # script, xhr, fetch, websocket, eventsource, manifest, other.
         "block_resources": Union[str, List[str]],
         # When navigation counts as done: the load event, DOMContentLoaded, no more than 0 / 2 network
         # connections for 500 ms, or ready: load, web fonts loaded, images decoded, no fetch/XHR for 500
@@ -474,8 +475,8 @@ AnimateOptions = TypedDict(
         # parameter. Allowed: URL patterns with * wildcards, at most 100.
         "block_requests": Union[str, List[str]],
         # Abort requests of these resource types (the page’s own document is never blocked). Repeat the
-        # parameter. Allowed: document, stylesheet, image, media, font, script, xhr, fetch, websocket,
-        # eventsource, manifest, other.
+        # parameter or separate them with commas. Allowed: document, stylesheet, image, media, font,
+        # script, xhr, fetch, websocket, eventsource, manifest, other.
         "block_resources": Union[str, List[str]],
         # When navigation counts as done: the load event, DOMContentLoaded, no more than 0 / 2 network
         # connections for 500 ms, or ready: load, web fonts loaded, images decoded, no fetch/XHR for 500

@@ -34,7 +34,7 @@ export interface TakeOptions {
    * pdf last.
    *
    * Allowed: up to 4 of png, jpg, webp, avif, gif, pdf, markdown, html, each once and not format itself; repeat
-   * the parameter.
+   * the parameter or separate them with commas.
    * @example "markdown"
    */
   extra_formats?: string | string[];
@@ -448,7 +448,8 @@ export interface TakeOptions {
    */
   block_requests?: string | string[];
   /**
-   * Abort requests of these resource types (the page’s own document is never blocked). Repeat the parameter.
+   * Abort requests of these resource types (the page’s own document is never blocked). Repeat the parameter or
+   * separate them with commas.
    *
    * Allowed: document, stylesheet, image, media, font, script, xhr, fetch, websocket, eventsource, manifest,
    * other.
@@ -1019,7 +1020,8 @@ export interface AnimateOptions {
    */
   block_requests?: string | string[];
   /**
-   * Abort requests of these resource types (the page’s own document is never blocked). Repeat the parameter.
+   * Abort requests of these resource types (the page’s own document is never blocked). Repeat the parameter or
+   * separate them with commas.
    *
    * Allowed: document, stylesheet, image, media, font, script, xhr, fetch, websocket, eventsource, manifest,
    * other.
