@@ -153,6 +153,16 @@ describe('main_content=1', () => {
     for (const passage of ['The pair near lock 12', 'Narrowboat festival', 'Log in']) expect(md, passage).not.toContain(passage);
   });
 
+  it('a short story in wrappers nested around it is read (its words twice are not a block repeated on the page); an author box so nested still goes', async () => {
+    const md = await storyOf('nested-body.html', ['The town library will open on Sunday afternoons', 'Two new staff will be hired']);
+    for (const passage of ['Tips and corrections', 'Log in', 'Privacy']) expect(md, passage).not.toContain(passage);
+  });
+
+  it('a short story in Japanese wins over a longer English notice below it', async () => {
+    const md = await storyOf('dense-brief.html', ['市立図書館を４月の第１週から', '平日の夜間開館についても検討']);
+    for (const passage of ['Harbour Media', 'ログイン']) expect(md, passage).not.toContain(passage);
+  });
+
   it('inside the article: breadcrumbs, link-only lines and lists, captions and headings over nothing are left out; linked phrases in sentences stay', async () => {
     const md = await storyOf('inline-extras.html', [
       'The flooded quarry at Brackenfield will open',

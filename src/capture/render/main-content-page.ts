@@ -69,7 +69,7 @@ export function extractMainContent(
   // An embedded post, as a social network's embed code leaves it when its script does not run: a
   // quotation signed "— Name (@handle) November 18, 2019".
   const attributed = /[—–]\s*[^()]{1,80}\(@[\w.]{1,30}\)[^()]{0,40}$/u;
-  const counted = new Map<string, number>();
+  const counted = new Map<string, Element[]>();
   const blocks: Array<[Element, string]> = [];
   let dropped: Element | null = null;
   for (let i = 0; i < live.length; i++) {
@@ -145,11 +145,23 @@ export function extractMainContent(
       // mostly widgets, author boxes and newsletter sign-ups, and counting them once cost precision.)
       const quote = el.querySelector('blockquote');
       if (quote && attributed.test(key) && squash(quote) === key) continue;
-      counted.set(key, (counted.get(key) ?? 0) + 1);
+      counted.set(key, [...(counted.get(key) ?? []), el]);
       blocks.push([copy, key]);
     }
   }
-  for (const [copy, key] of blocks) if ((counted.get(key) ?? 0) > 1) copy.setAttribute('data-shutter-drop', '');
+  // A short story in wrappers nested around it is not a repeat of itself: when every copy of the words
+  // sits inside the one before and one of them is named as the article's body. (Other nested wrappers,
+  // author boxes and sign-ups, still count as repeats: counting them once cost precision.)
+  // A whole name, not a part of one: "article-body__newsletter" is a box inside the body, named after it.
+  const bodyName = /^(article[-_]?(body|content|text)|story[-_]?(body|content)|entry[-_]?content|post[-_]?(body|content))$/i;
+  const namedBody = (el: Element) =>
+    el.getAttribute('itemprop') === 'articleBody' ||
+    [el.id, ...(typeof el.className === 'string' ? el.className.split(/\s+/) : [])].some((name) => bodyName.test(name));
+  for (const [copy, key] of blocks) {
+    const copiesOf = counted.get(key) ?? [];
+    const nested = copiesOf.every((el, i) => i === 0 || copiesOf[i - 1]!.contains(el));
+    if (copiesOf.length > 1 && !(nested && copiesOf.some(namedBody))) copy.setAttribute('data-shutter-drop', '');
+  }
   // Posts side by side: of sibling article elements, the one holding the page's h1 and a story's worth
   // of text is the page's; the others are other posts (a blog's excerpts of its latest, under the story),
   // which Readability would join to it as siblings of the same kind.
@@ -180,7 +192,13 @@ export function extractMainContent(
   if (body.tagName === 'BODY') doc.body.replaceWith(body);
   else doc.body.appendChild(body);
 
-  const article = new Readability(doc, { charThreshold: 500, keepClasses: false }).parse();
+  // Readability retries until an answer has charThreshold characters of text, and otherwise keeps its
+  // longest try: a short story in a script that writes a word in one or two characters (a 300-character
+  // news item in Japanese) lost to an English copyright notice. Such pages get half the threshold.
+  const cjk = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
+  const words = squash(clone).replace(/\s/g, '');
+  const dense = (words.match(new RegExp(cjk.source, 'g'))?.length ?? 0) > words.length * 0.3;
+  const article = new Readability(doc, { charThreshold: dense ? 250 : 500, keepClasses: false }).parse();
   if (!article?.content) return { found: false, title: '', html: '', reason: 'readability found nothing' };
   // In the inert document: nothing in the answer loads or runs.
   const holder = doc.createElement('div');
@@ -270,8 +288,8 @@ export function extractMainContent(
     if (block.querySelector(leafBlocks)) continue;
     longest = Math.max(longest, squash(block).length - linkTextOf(block));
   }
-  const dense = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/.test(holderText);
-  if (holderText.length < (dense ? 100 : 200) || linkText > holderText.length * 0.5 || longest < (dense ? 50 : 100)) {
+  const denseAnswer = cjk.test(holderText);
+  if (holderText.length < (denseAnswer ? 100 : 200) || linkText > holderText.length * 0.5 || longest < (denseAnswer ? 50 : 100)) {
     return {
       found: false,
       title: '',
