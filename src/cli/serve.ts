@@ -56,8 +56,16 @@ export async function serve(role?: 'all' | 'worker'): Promise<void> {
     );
     if (!drained) logger.warn('captures still running after SHUTTER_SHUTDOWN_TIMEOUT; stopping them');
     await service.engine.close();
-    await closing;
-    await service.close();
+    // Without its browser every capture ends at once; what still does not close in a few seconds (a
+    // client that never reads its answer, a database that does not answer) must not keep the process.
+    const settled = await withTimeout(
+      closing.then(() => service.close()),
+      10_000,
+    ).then(
+      () => true,
+      () => false,
+    );
+    if (!settled) logger.warn('the server or the database did not close 10 s after the browser stopped; exiting anyway');
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

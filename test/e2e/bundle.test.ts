@@ -62,11 +62,20 @@ afterAll(async () => {
   if (child && child.exitCode === null) {
     const exited = new Promise((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');
-    await exited;
+    // It drains for up to SHUTTER_SHUTDOWN_TIMEOUT (30 s), then gives itself 10 s more: past that it is
+    // stuck, which fails the file with what it logged, not a bare hook timeout.
+    const stuck = await Promise.race([exited.then(() => false), new Promise((r) => setTimeout(r, 45_000, true))]);
+    if (stuck) {
+      child.kill('SIGKILL');
+      await exited;
+      throw new Error(`the bundle did not exit 45 s after SIGTERM:\n${output.join('').slice(-3000)}`);
+    }
   }
+  // Keep-alive connections (the service's egress proxy keeps some) would hold close() open.
+  fixture?.closeAllConnections();
   await new Promise((resolve) => fixture?.close(resolve));
   rmSync(dataDir, { recursive: true, force: true });
-});
+}, 60_000);
 
 function cli(args: string[], extra: Record<string, string> = {}): Promise<{ status: number | null; stderr: string }> {
   const run = spawn(process.execPath, [ENTRY, ...args], { cwd: ROOT, env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
