@@ -145,7 +145,9 @@ export function extractMainContent(
       // mostly widgets, author boxes and newsletter sign-ups, and counting them once cost precision.)
       const quote = el.querySelector('blockquote');
       if (quote && attributed.test(key) && squash(quote) === key) continue;
-      counted.set(key, [...(counted.get(key) ?? []), el]);
+      const same = counted.get(key);
+      if (same) same.push(el);
+      else counted.set(key, [el]);
       blocks.push([copy, key]);
     }
   }
@@ -196,8 +198,8 @@ export function extractMainContent(
   // longest try: a short story in a script that writes a word in one or two characters (a 300-character
   // news item in Japanese) lost to an English copyright notice. Such pages get half the threshold.
   const cjk = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
-  const words = squash(clone).replace(/\s/g, '');
-  const dense = (words.match(new RegExp(cjk.source, 'g'))?.length ?? 0) > words.length * 0.3;
+  const letters = squash(clone).replace(/\s/g, '');
+  const dense = (letters.match(new RegExp(cjk.source, 'g'))?.length ?? 0) > letters.length * 0.3;
   const article = new Readability(doc, { charThreshold: dense ? 250 : 500, keepClasses: false }).parse();
   if (!article?.content) return { found: false, title: '', html: '', reason: 'readability found nothing' };
   // In the inert document: nothing in the answer loads or runs.
