@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/fixture-server.js';
 import { postgresUrl } from '../helpers/db.js';
+import { stopChild } from '../helpers/stop-child.js';
 
 // DESIGN.md §5.5: Redis or Postgres stopped under a running service. Every route that needs the
 // backend answers 503 backend_unavailable with Retry-After, nothing is charged, a job queued before
@@ -209,12 +210,7 @@ describe.skipIf(skip)('a backend outage under a running service', () => {
   }, 60_000);
 
   afterAll(async () => {
-    if (service && service.exitCode === null) {
-      const exited = new Promise((resolve) => service!.once('exit', resolve));
-      service.kill('SIGTERM');
-      await Promise.race([exited, sleep(15_000)]);
-      if (service.exitCode === null) service.kill('SIGKILL');
-    }
+    if (service) await stopChild(service, 15_000);
     await redis?.stop();
     await proxy?.close();
     const admin = new pg.Client({ connectionString: postgresUrl });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/lib/processes.js';
+import { stopChild } from '../helpers/stop-child.js';
 
 // The bundle `make start`, the Docker image and the deploy files run (dist/bundle/main.js, made by
 // scripts/bundle.mjs) against what bundling can break: files found from import.meta.url (package.json,
@@ -59,17 +60,10 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGTERM');
-    // It drains for up to SHUTTER_SHUTDOWN_TIMEOUT (30 s), then gives itself 10 s more: past that it is
-    // stuck, which fails the file with what it logged, not a bare hook timeout.
-    const stuck = await Promise.race([exited.then(() => false), new Promise((r) => setTimeout(r, 45_000, true))]);
-    if (stuck) {
-      child.kill('SIGKILL');
-      await exited;
-      throw new Error(`the bundle did not exit 45 s after SIGTERM:\n${output.join('').slice(-3000)}`);
-    }
+  // It drains for up to SHUTTER_SHUTDOWN_TIMEOUT (30 s), then gives itself 10 s more: past that it is
+  // stuck, which fails the file with what it logged, not a bare hook timeout.
+  if (child && !(await stopChild(child, 45_000))) {
+    throw new Error(`the bundle did not exit 45 s after SIGTERM:\n${output.join('').slice(-3000)}`);
   }
   // Keep-alive connections (the service's egress proxy keeps some) would hold close() open.
   fixture?.closeAllConnections();
